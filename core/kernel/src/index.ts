@@ -1,0 +1,7 @@
+export * from './errors.js'
+export * from './json.js'
+export * from './signal.js'
+export * from './waterfall.js'
+export * from './sessions/events.js'
+export * from './sessions/session.js'
+export * from './sessions/service.js'

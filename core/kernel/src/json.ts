@@ -1,0 +1,118 @@
+/**
+ * JSON value helpers. Arguments from a model are hostile input: they must be
+ * losslessly JSON-serializable, and once accepted they are copied and frozen so
+ * no listener can change what was logged and validated.
+ */
+export type JsonPrimitive = string | number | boolean | null
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue }
+export type JsonObject = { [key: string]: JsonValue }
+
+export interface SnapshotLimits {
+  /** deepest nesting accepted (default 64) */
+  maxDepth?: number
+  /** most nodes accepted (default 100,000) */
+  maxNodes?: number
+}
+
+/** Thrown by `snapshot` with the JSON path of the offending value. */
+export class NotJsonError extends TypeError {
+  override name = 'TypeError'
+  constructor(readonly path: string, what: string) {
+    super(`${what} at ${path || '$'} is not losslessly JSON-serializable`)
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  if (typeof value === 'number') return String(value)
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'bigint') return 'a BigInt'
+  if (typeof value === 'symbol') return 'a symbol'
+  const proto = Object.getPrototypeOf(value)
+  return `a ${proto?.constructor?.name ?? 'null-prototype object'}`
+}
+
+function pathOf(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent || '$'}.${key}` : `${parent || '$'}[${JSON.stringify(key)}]`
+}
+
+/**
+ * Deep-copy a value that must be plain JSON, rejecting everything JSON would
+ * silently change: BigInt, functions, symbols, `undefined` members, `NaN`,
+ * `Infinity`, `Date`, `Map`, class instances, cycles, sparse arrays and
+ * accessors. `-0` becomes `0` (what JSON says anyway). An own `__proto__` key is
+ * kept as plain data on the copy, never as its prototype.
+ */
+export function snapshot<T = JsonValue>(value: unknown, limits: SnapshotLimits = {}): T {
+  const maxDepth = limits.maxDepth ?? 64
+  const maxNodes = limits.maxNodes ?? 100_000
+  let nodes = 0
+  const seen = new Set<object>()
+
+  const copy = (input: unknown, path: string, depth: number): JsonValue => {
+    if (++nodes > maxNodes) throw new NotJsonError(path, `more than ${maxNodes} values`)
+    switch (typeof input) {
+      case 'string':
+      case 'boolean':
+        return input
+      case 'number':
+        if (!Number.isFinite(input)) throw new NotJsonError(path, describeValue(input))
+        return input === 0 ? 0 : input
+      case 'object': {
+        if (input === null) return null
+        if (depth >= maxDepth) throw new NotJsonError(path, `nesting deeper than ${maxDepth}`)
+        if (seen.has(input)) throw new NotJsonError(path, 'a cycle')
+        seen.add(input)
+        try {
+          if (Array.isArray(input)) {
+            const out: JsonValue[] = new Array(input.length)
+            for (let i = 0; i < input.length; i++) {
+              if (!Object.hasOwn(input, i)) throw new NotJsonError(pathOf(path, i), 'a hole in an array')
+              out[i] = copy(input[i], pathOf(path, i), depth + 1)
+            }
+            return out
+          }
+          const proto = Object.getPrototypeOf(input)
+          if (proto !== Object.prototype && proto !== null) throw new NotJsonError(path, describeValue(input))
+          if (Object.getOwnPropertySymbols(input).length) throw new NotJsonError(path, 'an object with symbol keys')
+          const out: { [key: string]: JsonValue } = {}
+          for (const key of Object.keys(input)) {
+            const desc = Object.getOwnPropertyDescriptor(input, key)!
+            if (!('value' in desc)) throw new NotJsonError(pathOf(path, key), 'an accessor property')
+            const child = copy(desc.value, pathOf(path, key), depth + 1)
+            // defineProperty keeps a hostile "__proto__" key as data instead of re-prototyping the copy
+            Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true })
+          }
+          return out
+        } finally {
+          seen.delete(input)
+        }
+      }
+      default:
+        throw new NotJsonError(path, describeValue(input))
+    }
+  }
+  return copy(value, '', 0) as T
+}
+
+/** Freeze a value and everything reachable from it. Returns the same value. */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  return value
+}
+
+/** `snapshot` then `deepFreeze`. */
+export function frozenSnapshot<T = JsonValue>(value: unknown, limits?: SnapshotLimits): T {
+  return deepFreeze(snapshot<T>(value, limits))
+}
+
+/** JSON text with object keys sorted at every level: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  const keys = Object.keys(value).sort()
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`
+}

@@ -1,0 +1,82 @@
+/**
+ * The append-only JSONL writer behind a session. Appends made in the same
+ * synchronous stretch are batched into one `write`; the batch is written at the
+ * end of the current microtask queue, so `append` resolves only once its line is
+ * in the file (the page cache), and — for durable classes — after `fsync`.
+ * A failed write rejects every append of the batch and leaves the writer
+ * failed: later appends reject too (an audit log with holes is worse than none).
+ */
+import { closeSync, fsync, openSync, writeSync } from 'node:fs'
+import { KernelError } from '../errors.js'
+
+interface Pending {
+  line: string
+  durable: boolean
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
+export class LogWriter {
+  private fd: number
+  private queue: Pending[] = []
+  private scheduled = false
+  private failure?: KernelError
+  private closed = false
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'a', 0o600)
+  }
+
+  get failed(): KernelError | undefined {
+    return this.failure
+  }
+
+  write(line: string, durable: boolean): Promise<void> {
+    if (this.closed) return Promise.reject(new KernelError('SESSION_CLOSED', `session log ${this.path} is closed`))
+    if (this.failure) return Promise.reject(this.failure)
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line, durable, resolve, reject })
+      if (!this.scheduled) {
+        this.scheduled = true
+        queueMicrotask(() => this.flush())
+      }
+    })
+  }
+
+  private flush(): void {
+    this.scheduled = false
+    const batch = this.queue
+    this.queue = []
+    if (!batch.length) return
+    try {
+      const buffer = Buffer.from(batch.length === 1 ? batch[0].line : batch.map((p) => p.line).join(''))
+      let offset = 0
+      while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+    } catch (cause) {
+      this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause })
+      for (const p of batch) p.reject(this.failure)
+      return
+    }
+    const durable: Pending[] = []
+    for (const p of batch) {
+      if (p.durable) durable.push(p)
+      else p.resolve()
+    }
+    if (!durable.length) return
+    fsync(this.fd, (error) => {
+      if (!error) return durable.forEach((p) => p.resolve())
+      this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot fsync ${this.path}: ${error.message}`, { cause: error })
+      durable.forEach((p) => p.reject(this.failure))
+    })
+  }
+
+  /** Flush what is queued and close the file. */
+  close(): void {
+    if (this.closed) return
+    this.flush()
+    this.closed = true
+    try {
+      closeSync(this.fd)
+    } catch {}
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Reading a session log back. Every complete line is an event; a last line
+ * without its newline (or that does not parse) is a torn write from a crash:
+ * it is cut off the file and reported. A bad line in the middle is skipped and
+ * reported, never fatal, and the lines after it are kept.
+ */
+import { existsSync, readFileSync, truncateSync } from 'node:fs'
+import type { SessionEvent } from './events.js'
+
+export interface Recovery {
+  events: SessionEvent[]
+  /** bytes cut off the end of the file (a torn last line) */
+  droppedBytes: number
+  /** 1-based numbers of lines that did not parse */
+  badLines: number[]
+  reason?: string
+}
+
+function parse(line: string): SessionEvent | undefined {
+  try {
+    const event = JSON.parse(line)
+    if (event && typeof event === 'object' && typeof event.seq === 'number' && typeof event.type === 'string') return event
+  } catch {}
+}
+
+export function recover(path: string): Recovery {
+  const result: Recovery = { events: [], droppedBytes: 0, badLines: [] }
+  if (!existsSync(path)) return result
+  const text = readFileSync(path)
+  let start = 0
+  let lineNo = 0
+  while (start < text.length) {
+    const end = text.indexOf(0x0a, start)
+    lineNo++
+    if (end === -1) {
+      // no newline: the write of this line never completed
+      result.droppedBytes = text.length - start
+      result.reason = `torn last line ${lineNo} (${result.droppedBytes} bytes without a newline)`
+      truncateSync(path, start)
+      break
+    }
+    const line = text.subarray(start, end).toString('utf8')
+    const event = line.trim() ? parse(line) : undefined
+    if (event) result.events.push(event)
+    else if (line.trim()) result.badLines.push(lineNo)
+    start = end + 1
+  }
+  if (result.badLines.length) {
+    const bad = `unparsable line(s) ${result.badLines.join(', ')} skipped`
+    result.reason = result.reason ? `${result.reason}; ${bad}` : bad
+  }
+  return result
+}

@@ -1,0 +1,120 @@
+/**
+ * A session: an append-only event log in one JSONL file, its events in memory,
+ * and the turn state that approval needs.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { KernelError } from '../errors.js'
+import { isDurable, type SessionEvent, type SessionEvents, type SessionEventType } from './events.js'
+import { LogWriter } from './log-writer.js'
+import { recover, type Recovery } from './recover.js'
+
+export interface SessionOptions {
+  /** session id; a random UUID when absent. Letters, digits, `.`, `_` and `-` only. */
+  id?: string
+  /** the directory of the log file; default `<dataDir>/sessions` */
+  dir?: string
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+export class Session {
+  readonly id: string
+  readonly path: string
+  /** what reopening found: a torn last line cut off, unparsable lines skipped */
+  readonly recovery: Recovery
+  private list: SessionEvent[]
+  private seq: number
+  private writer: LogWriter
+  private turn = 0
+  private open = false
+  private closeListeners = new Set<() => void>()
+
+  constructor(defaultDir: string, options: SessionOptions = {}) {
+    const id = options.id ?? randomUUID()
+    if (typeof id !== 'string' || !ID.test(id)) {
+      throw new KernelError('INVALID_CONFIG', `session id ${JSON.stringify(id)} must match ${ID}`)
+    }
+    const dir = resolve(options.dir ?? defaultDir)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    this.id = id
+    this.path = join(dir, `${id}.jsonl`)
+    this.recovery = recover(this.path)
+    this.list = this.recovery.events
+    this.seq = this.list.reduce((max, event) => Math.max(max, event.seq), 0)
+    this.writer = new LogWriter(this.path)
+    if (this.recovery.reason) {
+      // reported in the log itself, never fatal
+      this.append('session/recovered', {
+        droppedBytes: this.recovery.droppedBytes,
+        reason: this.recovery.reason,
+        badLines: this.recovery.badLines,
+      }).catch(() => {})
+    }
+  }
+
+  /**
+   * Append a typed event. Resolves with the event once its line is written
+   * (fsynced for approval and sandbox-mode events); rejects with
+   * `INVALID_EVENT` when `data` cannot be serialized, `SESSION_WRITE_FAILED`
+   * when the file cannot be written.
+   */
+  append<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<SessionEvent<K>> {
+    const event: SessionEvent<K> = { seq: this.seq + 1, time: Date.now(), type, data }
+    let line: string
+    try {
+      line = JSON.stringify(event) + '\n'
+    } catch (cause) {
+      return Promise.reject(new KernelError('INVALID_EVENT', `event ${type} cannot be serialized: ${(cause as Error).message}`, { cause }))
+    }
+    this.seq = event.seq
+    return this.writer.write(line, isDurable(type)).then(() => {
+      this.list.push(event)
+      return event
+    })
+  }
+
+  /** The events of this session, in order (the in-memory list; do not mutate). */
+  events(): readonly SessionEvent[] {
+    return this.list
+  }
+
+  get inTurn(): boolean {
+    return this.open
+  }
+
+  /** Open a turn (synchronous; the `turn/begin` event is written in the background). */
+  beginTurn(): void {
+    if (this.open) return
+    this.open = true
+    this.append('turn/begin', { turn: ++this.turn }).catch(() => {})
+  }
+
+  endTurn(): void {
+    if (!this.open) return
+    this.open = false
+    this.append('turn/end', { turn: this.turn }).catch(() => {})
+  }
+
+  /** Set when a write failed: every later append rejects with it. */
+  get failure(): KernelError | undefined {
+    return this.writer.failed
+  }
+
+  /** Called once when the session closes (used to drop per-session state). */
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener)
+    return () => this.closeListeners.delete(listener)
+  }
+
+  close(): void {
+    this.writer.close()
+    for (const listener of this.closeListeners) {
+      try {
+        listener()
+      } catch {}
+    }
+    this.closeListeners.clear()
+  }
+}
