@@ -1,0 +1,6 @@
+export * from '@dsh/kernel'
+export * from '@dsh/system-prompt'
+export * from '@dsh/tools'
+export * from './kernel.js'
+export * from './options.js'
+export { BUNDLED, type LoadedPlugin, type PluginModule } from './plugins.js'

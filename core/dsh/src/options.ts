@@ -1,0 +1,71 @@
+/**
+ * `createKernel` options, checked with schemastery. Unknown keys anywhere are
+ * an error naming the key (schemastery keeps them, so they are rejected here).
+ */
+import Schema from 'schemastery'
+import { KernelError } from '@dsh/kernel'
+import type { ToolsMode } from '@dsh/tools'
+
+export interface KernelOptions {
+  tools?: { mode?: ToolsMode; code?: Record<string, number> }
+  approval?: { policy?: 'ask' | 'never'; timeoutMs?: number; preset?: string }
+  sandbox?: { mode?: 'read-only' | 'workspace-write' | 'danger-full-access'; workspace?: string; network?: 'off' | 'on' }
+  /** the kernel's data directory (default `.dsh`) */
+  dataDir?: string
+  /** plugin (bundled short name, package name or path) → its config */
+  plugins?: Record<string, unknown>
+  /** a dsh.yml to read the rest from */
+  configFile?: string
+}
+
+const positive = Schema.number().min(1)
+
+export const KernelOptionsSchema = Schema.object({
+  tools: Schema.object({
+    mode: Schema.union(['native', 'code', 'both'] as const),
+    code: Schema.object({
+      timeoutMs: positive,
+      memoryBytes: positive,
+      maxSubCalls: positive,
+      maxParallelSubCalls: positive,
+      maxValueBytes: positive,
+      maxLogBytes: positive,
+    }),
+  }),
+  approval: Schema.object({
+    policy: Schema.union(['ask', 'never'] as const),
+    timeoutMs: positive,
+    preset: Schema.string(),
+  }),
+  sandbox: Schema.object({
+    mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const),
+    workspace: Schema.string(),
+    network: Schema.union(['off', 'on'] as const),
+  }),
+  dataDir: Schema.string(),
+  plugins: Schema.dict(Schema.any()),
+  configFile: Schema.string(),
+})
+
+/** Throw INVALID_CONFIG naming the first key a schema does not know. */
+export function rejectUnknownKeys(schema: Schema, value: unknown, path: string): void {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return
+  if (schema.type === 'object' && schema.dict) {
+    for (const key of Object.keys(value)) {
+      const child = schema.dict[key]
+      if (!child) throw new KernelError('INVALID_CONFIG', `unknown key ${path ? `${path}.` : ''}${key}`, { details: { path: `${path ? `${path}.` : ''}${key}` } })
+      rejectUnknownKeys(child, (value as Record<string, unknown>)[key], `${path ? `${path}.` : ''}${key}`)
+    }
+  }
+}
+
+export function checkOptions(options: unknown, where = 'createKernel options'): KernelOptions {
+  if (options === undefined) return {}
+  if (!options || typeof options !== 'object' || Array.isArray(options)) throw new KernelError('INVALID_CONFIG', `${where} must be an object`)
+  rejectUnknownKeys(KernelOptionsSchema, options, '')
+  try {
+    return KernelOptionsSchema(options as any) as KernelOptions
+  } catch (error) {
+    throw new KernelError('INVALID_CONFIG', `${where}: ${(error as Error).message}`, { cause: error })
+  }
+}

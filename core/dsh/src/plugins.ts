@@ -1,0 +1,84 @@
+/**
+ * Resolving and loading plugins: a bundled short name (`timeout-policy` →
+ * `@dsh/timeout-policy`), a package name, or a path. Every config is checked
+ * against the plugin's schemastery `Config` before the plugin is plugged, and
+ * a plugin that fails or stays pending (a missing service) is reported.
+ */
+import type { Context, ForkScope } from 'cordis'
+import { createRequire } from 'node:module'
+import { isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { describeError, KernelError } from '@dsh/kernel'
+import type Schema from 'schemastery'
+import { rejectUnknownKeys } from './options.js'
+
+export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis'] as const
+
+export interface PluginModule {
+  name?: string
+  inject?: unknown
+  Config?: Schema
+  apply?: (ctx: Context, config: any) => void | Promise<void>
+  [key: string]: unknown
+}
+
+export interface LoadedPlugin {
+  spec: string
+  plugin: PluginModule
+  config: unknown
+  fork?: ForkScope
+}
+
+const require = createRequire(import.meta.url)
+
+/** Where a plugin spec points: an absolute file URL or a package name. */
+export function resolveSpec(spec: string, baseDir: string): string {
+  if (spec.startsWith('.') || isAbsolute(spec)) return pathToFileURL(resolve(baseDir, spec)).href
+  const name = (BUNDLED as readonly string[]).includes(spec) ? `@dsh/${spec}` : spec
+  try {
+    return pathToFileURL(require.resolve(name, { paths: [baseDir, process.cwd()] })).href
+  } catch {
+    return name
+  }
+}
+
+export async function importPlugin(spec: string, baseDir: string): Promise<PluginModule> {
+  let mod: any
+  try {
+    mod = await import(resolveSpec(spec, baseDir))
+  } catch (error) {
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} cannot be loaded: ${describeError(error)}`, { cause: error, details: { plugin: spec } })
+  }
+  const plugin = typeof mod?.apply === 'function' ? mod : mod?.default
+  if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function')) {
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} exports no apply function or plugin class`, { details: { plugin: spec } })
+  }
+  return plugin
+}
+
+/** Check a config against the plugin's Config; the error names the plugin and the path. */
+export function checkPluginConfig(spec: string, plugin: PluginModule, config: unknown): unknown {
+  const schema = plugin.Config
+  if (!schema) return config ?? {}
+  try {
+    rejectUnknownKeys(schema, config, '')
+    return schema(config ?? {})
+  } catch (error) {
+    const message = describeError(error)
+    throw new KernelError('INVALID_CONFIG', `plugin ${spec}: ${message}`, { cause: error, details: { plugin: spec } })
+  }
+}
+
+/** After plugging: a plugin that failed or waits for a missing service is an error. */
+export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope): void {
+  const scope = fork as any
+  if (scope.error || scope.hasError) {
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${describeError(scope.error ?? scope.runtime?.error)}`, { cause: scope.error, details: { plugin: spec } })
+  }
+  if (!scope.isActive && !scope.runtime?.isActive) {
+    const inject = plugin.inject
+    const names = Array.isArray(inject) ? inject : inject && typeof inject === 'object' ? Object.keys(inject) : []
+    const missing = names.filter((name: string) => !scope.ctx?.get(name))
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} is waiting for ${missing.length ? `service(s) ${missing.join(', ')}` : 'a service'} that is not running`, { details: { plugin: spec, missing } })
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The events the tool pipeline dispatches (cordis `Events`) and the session
+ * events it writes (`SessionEvents`).
+ */
+import type { JsonValue } from '@dsh/kernel'
+import type { BlockDecision, Execution, PostExecuteInput, PreToolDecision, ToolError, ToolResult, ContentBlock } from './types.js'
+
+type Awaitable<T> = T | Promise<T>
+
+declare module 'cordis' {
+  interface Events {
+    /** gate 1: decide allow, deny or ask */
+    'tools/pre-execute'(exec: Execution, next: () => Promise<PreToolDecision>): Awaitable<PreToolDecision>
+    /** gate 3: wrap the body; `next({ signal })` may give it another signal (fused with the caller's) */
+    'tools/execute'(exec: Execution, next: (override?: { signal?: AbortSignal }) => Promise<ToolResult>): Awaitable<ToolResult | void>
+    /** gate 4: replace content/value or block */
+    'tools/post-execute'(input: PostExecuteInput, next: () => Promise<ToolResult | BlockDecision>): Awaitable<ToolResult | BlockDecision>
+    /** observe-only: the final result */
+    'tools/result'(exec: Execution, result: ToolResult): void
+    /** the visible tool set changed */
+    'tools/change'(): void
+  }
+}
+
+declare module '@dsh/kernel' {
+  interface SessionEvents {
+    'tool/call': { callId: string; name: string; arguments?: JsonValue; unloggable?: string; parent?: string }
+    'tool/result': {
+      callId: string
+      name: string
+      isError: boolean
+      content: ContentBlock[]
+      value?: JsonValue
+      error?: ToolError
+      [fact: string]: unknown
+    }
+  }
+}
+
+export {}

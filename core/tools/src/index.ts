@@ -1,0 +1,8 @@
+export * from './types.js'
+export * from './approval-gate.js'
+export * from './registry.js'
+export * from './results.js'
+export * from './scheduler.js'
+export * from './service.js'
+export type { ArgumentCheck } from './validate.js'
+import './events.js'

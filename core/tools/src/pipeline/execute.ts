@@ -1,0 +1,90 @@
+/**
+ * Gate 3: the `tools/execute` around-waterfall and the body. A wrapper may
+ * only call `next({ signal })`; whatever it passes, the body's signal is that
+ * signal fused with the caller's, so no wrapper can shed the caller's
+ * cancellation. A started body is always awaited. Body failures become
+ * results: a throw is `TOOL_FAILED`, a caller abort `ABORTED`, a deadline
+ * `TIMEOUT`.
+ */
+import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
+import { errorResult, outputToResult } from '../results.js'
+import type { ToolCall, ToolResult } from '../types.js'
+import type { CallState, PipelineEnv } from './state.js'
+
+interface NextOverride {
+  signal?: AbortSignal
+}
+
+function isDeadline(reason: unknown): boolean {
+  return (reason instanceof Error || (typeof DOMException !== 'undefined' && reason instanceof DOMException))
+    && ((reason as Error).name === 'TimeoutError' || KernelError.is(reason, 'TIMEOUT'))
+}
+
+/** Classify how a body that ran under `signal` ended, given the caller's signal. */
+function abortedResult(state: CallState, signal: AbortSignal): ToolResult | undefined {
+  const { callId, name } = state
+  if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED', `call ${callId} (${name}) was aborted while running`)
+  if (!signal.aborted) return
+  if (isDeadline(signal.reason)) {
+    const message = describeError(signal.reason)
+    return errorResult(callId, name, 'TIMEOUT', message.includes(name) ? message : `${name}: ${message}`)
+  }
+  return errorResult(callId, name, 'ABORTED', `${name} was aborted by a tools/execute wrapper: ${describeError(signal.reason)}`)
+}
+
+async function runBody(state: CallState, signal: AbortSignal): Promise<ToolResult> {
+  const { callId, name } = state
+  const entry = state.entry!
+  const exec = state.exec!
+  // the caller may have given up while the gates ran: the body never starts then
+  if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
+  state.dispatched = true
+  const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, record: (facts) => Object.assign(state.record, facts) }
+  try {
+    const output = await entry.def.execute(exec.arguments, call)
+    return abortedResult(state, signal) ?? outputToResult(callId, name, output)
+  } catch (error) {
+    return abortedResult(state, signal) ?? errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
+  }
+}
+
+export async function execute(_env: PipelineEnv, state: CallState): Promise<ToolResult> {
+  const { callId, name } = state
+  const around = state.gates.around
+  if (around.length === 0) return runBody(state, state.callerSignal)
+
+  let signal = state.callerSignal
+  const releases: Array<() => void> = []
+  let body: Promise<ToolResult> | undefined
+  const fallback = () => (body = runBody(state, signal))
+  const mapNext = (exec: unknown, arg: unknown) => {
+    const override = arg as NextOverride
+    if (override && typeof override === 'object' && override.signal instanceof AbortSignal) {
+      const fused = fuseSignals(signal, override.signal)
+      releases.push(fused.release)
+      signal = fused.signal
+    }
+    return exec as any
+  }
+  let wrapperError: unknown
+  try {
+    await compose(around, undefined, state.exec!, fallback, mapNext)
+  } catch (error) {
+    wrapperError = error
+  }
+  try {
+    if (!body) {
+      return errorResult(callId, name, 'TOOL_FAILED', wrapperError
+        ? `a tools/execute wrapper failed before the tool ran: ${describeError(wrapperError)}`
+        : 'a tools/execute wrapper did not call next(): the tool never ran')
+    }
+    // the body is awaited even when a wrapper returned or threw early
+    const result = await body
+    if (wrapperError && !result.isError) {
+      return errorResult(callId, name, 'TOOL_FAILED', `a tools/execute wrapper failed after the tool ran: ${describeError(wrapperError)}`)
+    }
+    return result
+  } finally {
+    for (const release of releases) release()
+  }
+}

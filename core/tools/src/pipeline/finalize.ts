@@ -1,0 +1,51 @@
+/**
+ * Step 6: the tool's `finalizeContent` (exactly once, for every outcome), a deep
+ * freeze, the `tool/result` event, then the `tools/result` observers one by
+ * one — a throwing observer breaks nothing.
+ */
+import { deepFreeze, describeError, unwrapListener } from '@dsh/kernel'
+import { errorResult } from '../results.js'
+import type { ToolResult } from '../types.js'
+import { execOf, type CallState, type PipelineEnv } from './state.js'
+
+function applyFinalizer(state: CallState, result: ToolResult): ToolResult {
+  const finalizer = state.finalizer
+  if (!finalizer) return result
+  try {
+    const content = finalizer(execOf(state), result)
+    if (content === undefined) return result
+    if (!Array.isArray(content)) throw new TypeError('finalizeContent must return content blocks or undefined')
+    return { ...result, content }
+  } catch (error) {
+    // a failing finalizer must not leak the content it would have rewritten
+    return errorResult(state.callId, state.name, 'TOOL_FAILED', `finalizeContent of ${state.name} failed: ${describeError(error)}`)
+  }
+}
+
+export async function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): Promise<ToolResult> {
+  let result = deepFreeze(applyFinalizer(state, outcome))
+  const data: Record<string, unknown> = { ...state.record, ...result }
+  try {
+    await state.session.append('tool/result', data as any)
+  } catch (error) {
+    if (!result.isError) {
+      result = deepFreeze(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(error)}`))
+    }
+  }
+  notify(env, state, result)
+  return result
+}
+
+function notify(env: PipelineEnv, state: CallState, result: ToolResult): void {
+  const hooks = env.lists.result.hooks()
+  if (!hooks.length) return
+  const exec = execOf(state)
+  for (const hook of hooks) {
+    try {
+      const returned = unwrapListener(hook.callback)(exec, result)
+      if (returned && typeof returned.then === 'function') returned.then(undefined, () => {})
+    } catch {
+      // observers cannot affect the call
+    }
+  }
+}

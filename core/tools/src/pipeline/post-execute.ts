@@ -1,0 +1,48 @@
+/**
+ * Gate 4: the `tools/post-execute` waterfall over the result. A listener may
+ * replace content or value, or block (`{ kind: 'block', feedback }` → a
+ * `BLOCKED` error result). It can never turn an error into a success, and a
+ * listener that throws or returns garbage blocks: a redacting filter that
+ * fails must not leak what it guards.
+ */
+import { compose, describeError } from '@dsh/kernel'
+import { checkResult, errorResult } from '../results.js'
+import type { BlockDecision, PostExecuteInput, ToolResult } from '../types.js'
+import type { CallState, PipelineEnv } from './state.js'
+
+const passThrough = (input: PostExecuteInput) => input.result
+
+export async function postExecute(_env: PipelineEnv, state: CallState, result: ToolResult): Promise<ToolResult> {
+  const post = state.gates.post
+  if (post.length === 0) return result
+  const { callId, name } = state
+  let output: ToolResult | BlockDecision
+  try {
+    output = await compose(post, undefined, Object.freeze({ exec: state.exec!, result: Object.freeze(result) }), passThrough)
+  } catch (error) {
+    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener failed, so the result is withheld: ${describeError(error)}`)
+  }
+  if (output === result) return result
+  if (output && (output as unknown as BlockDecision).kind === 'block') {
+    const feedback = (output as unknown as BlockDecision).feedback
+    return errorResult(callId, name, 'BLOCKED', typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener')
+  }
+  let replaced: ToolResult
+  try {
+    replaced = checkResult(output)
+  } catch (error) {
+    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener returned an invalid result (${describeError(error)}), so the result is withheld`)
+  }
+  // identity and failure status are the pipeline's, not a listener's
+  replaced.callId = callId
+  replaced.name = name
+  if (result.isError) {
+    replaced.isError = true
+    replaced.error = result.error
+  } else if (replaced.isError) {
+    replaced.error = replaced.error?.code === 'BLOCKED' ? replaced.error : { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener' }
+  } else {
+    delete replaced.error
+  }
+  return replaced
+}

@@ -1,0 +1,70 @@
+/**
+ * The pipeline, in order: prepare → pre-execute → guards → execute →
+ * post-execute → finalize. `run` never rejects: every failure is an error
+ * result, logged once.
+ */
+import { describeError, neverAborted, Session } from '@dsh/kernel'
+import { errorResult } from '../results.js'
+import type { ExecuteInput, ParentToken, ToolResult } from '../types.js'
+import { execute } from './execute.js'
+import { finalize } from './finalize.js'
+import { runGuards } from './guards.js'
+import { postExecute } from './post-execute.js'
+import { preExecute } from './pre-execute.js'
+import { prepare } from './prepare.js'
+import type { CallState, PipelineEnv } from './state.js'
+
+function label(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback
+}
+
+export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promise<ToolResult> {
+  const callId = label(input?.callId, '<invalid callId>')
+  const name = label(input?.name, '<invalid name>')
+  const session = input?.session
+  if (!(session instanceof Session)) {
+    // without a session there is nowhere to audit the call: refuse it
+    return errorResult(callId, name, 'DENIED', 'a tool call needs an open session to be audited')
+  }
+  const parent = input.parent !== undefined && env.tokens.has(input.parent as object) ? (input.parent as ParentToken) : undefined
+  const state: CallState = {
+    input,
+    callId,
+    name,
+    session,
+    callerSignal: input.signal instanceof AbortSignal ? input.signal : neverAborted,
+    nested: parent !== undefined,
+    parent,
+    gates: {
+      pre: env.lists.pre.current(),
+      around: env.lists.around.current(),
+      post: env.lists.post.current(),
+      guards: env.registry.guards,
+    },
+    record: {},
+    dispatched: false,
+  }
+  let result: ToolResult
+  try {
+    result = await gates(env, state)
+  } catch (error) {
+    // a bug in a step must still end as one logged error result
+    result = errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error: ${describeError(error)}`)
+  }
+  try {
+    return await finalize(env, state, result)
+  } catch (error) {
+    return errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error while finalizing: ${describeError(error)}`)
+  }
+}
+
+async function gates(env: PipelineEnv, state: CallState): Promise<ToolResult> {
+  if (typeof state.input.callId !== 'string' || typeof state.input.name !== 'string') {
+    await state.session.append('tool/call', { callId: state.callId, name: state.name, unloggable: 'callId and name must be strings' }).catch(() => {})
+    return errorResult(state.callId, state.name, 'INVALID_ARGS', 'callId and name must be strings')
+  }
+  const refused = (await prepare(env, state)) ?? (await preExecute(env, state)) ?? (await runGuards(env, state))
+  if (refused) return refused
+  const result = await execute(env, state)
+  return postExecute(env, state, result)
+}

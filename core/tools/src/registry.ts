@@ -1,0 +1,161 @@
+/**
+ * The tool registry: definitions by name (a `Map`: names from a model are
+ * hostile, `__proto__` is just a key), their owners, guards, and the derived
+ * views (schemas, wire schemas) cached until the registry changes.
+ */
+import type { Context } from 'cordis'
+import { KernelError } from '@dsh/kernel'
+import { compileCheck, schemaProblem, type ArgumentCheck } from './validate.js'
+import type { Guard, JsonSchema, ToolDefinition, ToolScope, ToolsMode } from './types.js'
+
+export const RESERVED_TOOL = 'run_code'
+const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
+
+export interface ToolSchema {
+  name: string
+  description: string
+  parameters: JsonSchema
+}
+
+export interface ToolEntry {
+  def: ToolDefinition
+  owner: Context
+  /** plugin name of the owner, for messages and inspection */
+  ownerName: string
+  reserved: boolean
+  check?: ArgumentCheck
+}
+
+export interface GuardEntry {
+  fn: Guard
+  owner: Context
+  ownerName: string
+}
+
+export function ownerName(ctx: Context | undefined): string {
+  try {
+    return (ctx as any)?.name ?? 'root'
+  } catch {
+    return 'unknown'
+  }
+}
+
+function visibleTo(scope: ToolScope | undefined, owner: Context): boolean {
+  if (!scope) return true
+  const filter = (scope as any)[Symbol.for('cordis.filter')]
+  return typeof filter !== 'function' || !!filter.call(scope, owner)
+}
+
+export class Registry {
+  readonly tools = new Map<string, ToolEntry>()
+  /** copy-on-write: a call holds the array it started with */
+  guards: readonly GuardEntry[] = Object.freeze([])
+  private schemaCache?: readonly ToolSchema[]
+  private wireCache?: readonly ToolSchema[]
+
+  constructor(public mode: ToolsMode, private onChange: () => void) {}
+
+  /** Check a definition; throws a KernelError naming the tool and owner. */
+  validate(def: ToolDefinition, owner: string, reserved: boolean): void {
+    const name = (def as any)?.name
+    const fail = (message: string, code: 'INVALID_TOOL' | 'DUPLICATE_TOOL' = 'INVALID_TOOL') => {
+      throw new KernelError(code, `tool ${JSON.stringify(name)} (plugin ${owner}): ${message}`, { details: { tool: name, plugin: owner } })
+    }
+    if (def === null || typeof def !== 'object') fail('a definition must be an object')
+    if (typeof name !== 'string' || !NAME.test(name)) fail(`the name must match ${NAME}`)
+    if (name === RESERVED_TOOL && !reserved) fail(`"${RESERVED_TOOL}" is reserved for code mode`)
+    const existing = this.tools.get(name)
+    if (existing) fail(`already registered by plugin ${existing.ownerName}`, 'DUPLICATE_TOOL')
+    if (typeof def.description !== 'string') fail('description must be a string')
+    if (typeof def.execute !== 'function') fail('execute must be a function')
+    const problem = schemaProblem(def.parameters)
+    if (problem) fail(problem)
+    if (def.timeoutMs !== undefined && !(Number.isFinite(def.timeoutMs) && def.timeoutMs > 0)) fail('timeoutMs must be a positive number')
+    if (def.concurrency !== undefined && def.concurrency !== 'parallel' && def.concurrency !== 'exclusive' && typeof def.concurrency !== 'function') {
+      fail(`concurrency must be "parallel", "exclusive" or a function`)
+    }
+    if (def.prompt !== undefined && typeof def.prompt !== 'string') fail('prompt must be a string')
+    if (def.finalizeContent !== undefined && typeof def.finalizeContent !== 'function') fail('finalizeContent must be a function')
+  }
+
+  add(entry: ToolEntry): () => void {
+    this.tools.set(entry.def.name, entry)
+    this.changed()
+    return () => {
+      if (this.tools.get(entry.def.name) !== entry) return
+      this.tools.delete(entry.def.name)
+      this.changed()
+    }
+  }
+
+  addGuard(entry: GuardEntry): () => void {
+    this.guards = Object.freeze([...this.guards, entry])
+    return () => {
+      this.guards = Object.freeze(this.guards.filter((g) => g !== entry))
+    }
+  }
+
+  /** The visible entry of `name` (public view, unchanged by mode). */
+  get(name: string, scope?: ToolScope): ToolEntry | undefined {
+    const entry = typeof name === 'string' ? this.tools.get(name) : undefined
+    if (!entry || !visibleTo(scope, entry.owner)) return
+    return entry
+  }
+
+  /**
+   * The entry a call may execute. Under `code`, a model-direct call (not
+   * nested) may only name the reserved transport: every other name is
+   * collapsed to "unknown" here, before any policy runs.
+   */
+  resolveExecution(name: string, nested: boolean, scope?: ToolScope): ToolEntry | undefined {
+    if (this.collapses(name, nested)) return
+    return this.get(name, scope)
+  }
+
+  collapses(name: string, nested: boolean): boolean {
+    return this.mode === 'code' && !nested && name !== RESERVED_TOOL
+  }
+
+  /** The argument check of an entry, compiled on first use. */
+  checkOf(entry: ToolEntry): ArgumentCheck {
+    return (entry.check ??= compileCheck(entry.def.parameters))
+  }
+
+  /** Every visible tool's projection (the SDK view; `run_code` excluded). */
+  schemas(scope?: ToolScope): readonly ToolSchema[] {
+    if (!scope && this.schemaCache) return this.schemaCache
+    const list: ToolSchema[] = []
+    for (const entry of this.tools.values()) {
+      if (entry.reserved || !visibleTo(scope, entry.owner)) continue
+      list.push(Object.freeze({ name: entry.def.name, description: entry.def.description, parameters: entry.def.parameters }))
+    }
+    Object.freeze(list)
+    if (!scope) this.schemaCache = list
+    return list
+  }
+
+  /** What the model is sent: native → all; code → run_code only; both → all + run_code. */
+  wireSchemas(scope?: ToolScope): readonly ToolSchema[] {
+    if (!scope && this.wireCache) return this.wireCache
+    const transport = this.get(RESERVED_TOOL, scope)
+    const projection = transport && Object.freeze({ name: transport.def.name, description: transport.def.description, parameters: transport.def.parameters })
+    let list: readonly ToolSchema[]
+    if (this.mode === 'native') list = this.schemas(scope)
+    else if (this.mode === 'code') list = Object.freeze(projection ? [projection] : [])
+    else list = Object.freeze([...this.schemas(scope), ...(projection ? [projection] : [])])
+    if (!scope) this.wireCache = list
+    return list
+  }
+
+  setMode(mode: ToolsMode): void {
+    if (mode === this.mode) return
+    this.mode = mode
+    this.changed()
+  }
+
+  private changed(): void {
+    this.schemaCache = undefined
+    this.wireCache = undefined
+    this.onChange()
+  }
+}

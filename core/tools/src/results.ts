@@ -1,0 +1,79 @@
+/**
+ * Building and normalising tool results. Tool outcomes are data: every failure
+ * becomes an error result with a closed code.
+ */
+import type { JsonValue, ResultErrorCode } from '@dsh/kernel'
+import { snapshot } from '@dsh/kernel'
+import type { ContentBlock, ToolOutput, ToolResult } from './types.js'
+
+export function errorResult(callId: string, name: string, code: ResultErrorCode, message: string): ToolResult {
+  return { callId, name, isError: true, content: [{ type: 'text', text: message }], error: { code, message } }
+}
+
+function checkBlock(block: unknown, index: number): ContentBlock {
+  const b = block as Record<string, unknown>
+  const where = `content[${index}]`
+  if (!b || typeof b !== 'object') throw new TypeError(`${where} is not an object`)
+  switch (b.type) {
+    case 'text':
+      if (typeof b.text !== 'string') throw new TypeError(`${where}.text must be a string`)
+      return { type: 'text', text: b.text }
+    case 'image':
+      if (typeof b.data !== 'string' || typeof b.mimeType !== 'string') throw new TypeError(`${where} (image) needs string data and mimeType`)
+      return { type: 'image', data: b.data, mimeType: b.mimeType }
+    case 'resource_link': {
+      if (typeof b.uri !== 'string' || typeof b.name !== 'string') throw new TypeError(`${where} (resource_link) needs string uri and name`)
+      const link: ContentBlock = { type: 'resource_link', uri: b.uri, name: b.name }
+      if (typeof b.mimeType === 'string') link.mimeType = b.mimeType
+      if (typeof b.description === 'string') link.description = b.description
+      return link
+    }
+    default:
+      throw new TypeError(`${where} has unknown type ${JSON.stringify(b.type)}`)
+  }
+}
+
+export function normalizeContent(content: unknown): ContentBlock[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }]
+  if (!Array.isArray(content)) throw new TypeError('content must be a string or an array of content blocks')
+  return content.map(checkBlock)
+}
+
+/** Turn what a body returned into a success result; throws TypeError when malformed. */
+export function outputToResult(callId: string, name: string, output: ToolOutput): ToolResult {
+  if (typeof output === 'string' || Array.isArray(output)) {
+    return { callId, name, isError: false, content: normalizeContent(output) }
+  }
+  if (output === null || typeof output !== 'object') {
+    throw new TypeError(`the tool returned ${output === null ? 'null' : typeof output}, not a string, content blocks or { content, value }`)
+  }
+  const result: ToolResult = { callId, name, isError: false, content: [] }
+  if (output.value !== undefined) {
+    result.value = snapshot<JsonValue>(output.value)
+  }
+  if (output.content !== undefined) result.content = normalizeContent(output.content)
+  else if (output.value !== undefined) result.content = [{ type: 'text', text: JSON.stringify(result.value) }]
+  return result
+}
+
+const KEYS = new Set(['callId', 'name', 'isError', 'content', 'value', 'error'])
+
+/** Validate a result a listener produced; throws TypeError when malformed. */
+export function checkResult(candidate: unknown): ToolResult {
+  const r = candidate as ToolResult
+  if (!r || typeof r !== 'object') throw new TypeError('not an object')
+  for (const key of Object.keys(r)) if (!KEYS.has(key)) throw new TypeError(`unknown result key ${JSON.stringify(key)}`)
+  if (typeof r.isError !== 'boolean') throw new TypeError('isError must be a boolean')
+  const result: ToolResult = { callId: r.callId, name: r.name, isError: r.isError, content: normalizeContent(r.content) }
+  if (r.value !== undefined) result.value = snapshot<JsonValue>(r.value)
+  if (r.error !== undefined) {
+    if (!r.error || typeof r.error.code !== 'string' || typeof r.error.message !== 'string') throw new TypeError('error must be { code, message }')
+    result.error = { code: r.error.code, message: r.error.message }
+  }
+  return result
+}
+
+/** The text of a result's content blocks, joined. */
+export function resultText(result: ToolResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+}

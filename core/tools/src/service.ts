@@ -1,0 +1,156 @@
+/**
+ * The `tools` service: registration tied to the calling plugin, guards, the
+ * public views, and `execute` — the four-gate pipeline. The per-call path holds
+ * raw references (registry, listener lists) and never goes through cordis's
+ * context proxies.
+ */
+import { Context, Service } from 'cordis'
+import { KernelError, listenerList } from '@dsh/kernel'
+import './events.js'
+import type { ApprovalGate } from './approval-gate.js'
+import { runPipeline } from './pipeline/run.js'
+import type { PipelineEnv } from './pipeline/state.js'
+import { ownerName, Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
+import { classify } from './scheduler.js'
+import type { Concurrency, ExecuteInput, Guard, ParentToken, ToolDefinition, ToolResult, ToolScope, ToolsMode } from './types.js'
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolService
+  }
+}
+
+export interface ToolsConfig {
+  /** native: tools are called directly; code: only through run_code; both */
+  mode?: ToolsMode
+}
+
+const MODES: readonly ToolsMode[] = ['native', 'code', 'both']
+
+export class ToolService extends Service {
+  private registry: Registry
+  private env: PipelineEnv
+  private root: Context
+  private changePending = false
+
+  constructor(ctx: Context, config: ToolsConfig = {}) {
+    super(ctx, 'tools', true)
+    const mode = config.mode ?? 'native'
+    if (!MODES.includes(mode)) throw new KernelError('INVALID_CONFIG', `tools.mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`)
+    this.root = ctx.root
+    this.registry = new Registry(mode, () => this.scheduleChange())
+    this.env = {
+      registry: this.registry,
+      lists: {
+        pre: listenerList(ctx, 'tools/pre-execute'),
+        around: listenerList(ctx, 'tools/execute'),
+        post: listenerList(ctx, 'tools/post-execute'),
+        result: listenerList(ctx, 'tools/result'),
+      },
+      approval: () => this.root.get('approval') as ApprovalGate | undefined,
+      tokens: new WeakSet(),
+    }
+  }
+
+  get mode(): ToolsMode {
+    return this.registry.mode
+  }
+
+  /** Register a tool, tied to the calling plugin's scope. */
+  register(def: ToolDefinition): () => void {
+    return this.add(this.ctx, def, false)
+  }
+
+  /** Register the reserved `run_code` transport (code mode only). */
+  registerTransport(def: ToolDefinition): () => void {
+    if (def?.name !== RESERVED_TOOL) throw new KernelError('INVALID_TOOL', `the transport must be named ${RESERVED_TOOL}`)
+    return this.add(this.ctx, def, true)
+  }
+
+  private add(owner: Context, def: ToolDefinition, reserved: boolean): () => void {
+    const name = ownerName(owner)
+    this.registry.validate(def, name, reserved)
+    return owner.effect(() => {
+      // re-checked inside the effect: a duplicate registered meanwhile must not be replaced
+      this.registry.validate(def, name, reserved)
+      const entry: ToolEntry = { def: Object.freeze({ ...def }), owner, ownerName: name, reserved }
+      const removeTool = this.registry.add(entry)
+      let removeSection: (() => void) | undefined
+      if (def.prompt) {
+        try {
+          removeSection = this.root.get('systemPrompt')?.section({ id: `tool:${def.name}`, text: def.prompt })
+        } catch (error) {
+          removeTool()
+          throw error
+        }
+      }
+      return () => {
+        removeSection?.()
+        removeTool()
+      }
+    })
+  }
+
+  /** Add a guard, tied to the calling plugin: `fn(exec)` returns a reason to deny. */
+  guard(fn: Guard): () => void {
+    if (typeof fn !== 'function') throw new KernelError('INVALID_CONFIG', 'a guard must be a function')
+    const owner = this.ctx
+    return owner.effect(() => this.registry.addGuard({ fn, owner, ownerName: ownerName(owner) }))
+  }
+
+  /** The visible definition of `name` (unchanged by mode). */
+  get(name: string, scope?: ToolScope): ToolDefinition | undefined {
+    return this.registry.get(name, scope)?.def
+  }
+
+  /** Every visible tool's `{ name, description, parameters }` (the SDK projection). */
+  schemas(scope?: ToolScope): readonly ToolSchema[] {
+    return this.registry.schemas(scope)
+  }
+
+  /** What the model is sent, per mode. */
+  wireSchemas(scope?: ToolScope): readonly ToolSchema[] {
+    return this.registry.wireSchemas(scope)
+  }
+
+  /** Run one call through the pipeline. Never rejects. */
+  execute(input: ExecuteInput): Promise<ToolResult> {
+    return runPipeline(this.env, input)
+  }
+
+  /** The concurrency class of a call (exclusive when unsure). */
+  concurrency(name: string, args: unknown, scope?: ToolScope): Concurrency {
+    return classify(this.registry.get(name, scope)?.def, args)
+  }
+
+  /** A parent token for sub-dispatches of the `run_code` call `callId`. Only the kernel issues these. */
+  issueParentToken(callId: string): ParentToken {
+    const token: ParentToken = Object.freeze({ callId })
+    this.env.tokens.add(token)
+    return token
+  }
+
+  setMode(mode: ToolsMode): void {
+    if (!MODES.includes(mode)) throw new KernelError('INVALID_CONFIG', `tools.mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`)
+    this.registry.setMode(mode)
+  }
+
+  /** Registered tools with owners (for inspection). */
+  entries(): readonly ToolEntry[] {
+    return [...this.registry.tools.values()]
+  }
+
+  /** Registered guards with owners (for inspection). */
+  guards(): readonly GuardEntry[] {
+    return this.registry.guards
+  }
+
+  private scheduleChange(): void {
+    if (this.changePending) return
+    this.changePending = true
+    queueMicrotask(() => {
+      this.changePending = false
+      this.root.emit('tools/change')
+    })
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The public shapes of tools, calls and results (DESIGN §5).
+ */
+import type { JsonObject, JsonValue, ResultErrorCode, Session } from '@dsh/kernel'
+
+export type Awaitable<T> = T | Promise<T>
+
+/** A JSON Schema. Tool parameters must be an object schema. */
+export type JsonSchema = { [key: string]: any }
+
+/** MCP-shaped content. */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string }
+
+/** What a tool body may return. */
+export type ToolOutput = string | ContentBlock[] | { content?: ContentBlock[] | string; value?: JsonValue }
+
+export type Concurrency = 'parallel' | 'exclusive'
+
+/** What the body receives besides its arguments. */
+export interface ToolCall {
+  callId: string
+  name: string
+  session: Session
+  /** the caller's signal fused with any wrapper's: abort means stop */
+  signal: AbortSignal
+  /** set for sub-dispatches from a `run_code` program */
+  nested: boolean
+  /** the execution the body belongs to */
+  exec: Execution
+  /** add audit facts to this call's `tool/result` event (a sandbox backend and its enforcement, say) */
+  record(facts: Record<string, JsonValue>): void
+}
+
+export interface ToolDefinition<A extends JsonObject = any> {
+  name: string
+  description: string
+  parameters: JsonSchema
+  execute(args: A, call: ToolCall): Awaitable<ToolOutput>
+  timeoutMs?: number
+  concurrency?: Concurrency | ((args: A) => Concurrency)
+  prompt?: string
+  finalizeContent?(exec: Execution, result: ToolResult): ContentBlock[] | undefined
+}
+
+export interface ToolError {
+  code: ResultErrorCode
+  message: string
+}
+
+export interface ToolResult {
+  callId: string
+  name: string
+  isError: boolean
+  content: ContentBlock[]
+  value?: JsonValue
+  error?: ToolError
+}
+
+/** A visibility scope: an object whose cordis filter decides which owners' tools it sees. */
+export type ToolScope = object
+
+/** An opaque, unforgeable token identifying the `run_code` call a sub-dispatch belongs to. */
+export interface ParentToken {
+  readonly callId: string
+}
+
+export interface ExecuteInput {
+  callId: string
+  name: string
+  arguments: unknown
+  session: Session
+  signal?: AbortSignal
+  scope?: ToolScope
+  parent?: ParentToken
+}
+
+/** What listeners and guards see: the input with frozen arguments. */
+export interface Execution {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: Readonly<JsonObject>
+  readonly session: Session
+  readonly signal: AbortSignal
+  readonly scope?: ToolScope
+  readonly parent?: ParentToken
+  readonly nested: boolean
+}
+
+export type PreToolDecision =
+  | { kind: 'allow' }
+  | { kind: 'deny'; reason: string }
+  | { kind: 'ask'; reason?: string }
+
+export interface BlockDecision {
+  kind: 'block'
+  feedback: string
+}
+
+export interface PostExecuteInput {
+  readonly exec: Execution
+  readonly result: ToolResult
+}
+
+export type Guard = (exec: Execution) => Awaitable<string | undefined | void>
+
+export type ToolsMode = 'native' | 'code' | 'both'

@@ -1,0 +1,52 @@
+/**
+ * Argument validation with Ajv. A schema is checked against the JSON Schema
+ * meta-schema when the tool is registered (cheap; a bad schema is refused
+ * then) and compiled on the tool's first call, once; the compiled validator is
+ * kept with the tool. Ajv never coerces, removes or defaults anything here:
+ * arguments are validated, never rewritten, since they were logged as given.
+ */
+import { Ajv, type ValidateFunction } from 'ajv'
+import type { JsonSchema } from './types.js'
+
+const ajv = new Ajv({
+  strict: false,
+  allErrors: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  validateSchema: true,
+  addUsedSchema: false,
+})
+
+/** Why a parameters schema is unusable, or undefined when it is fine. */
+export function schemaProblem(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return 'parameters must be a JSON Schema object'
+  const type = (schema as JsonSchema).type
+  if (type !== 'object') return `parameters must be an object schema (type: "object"), got type ${JSON.stringify(type)}`
+  try {
+    if (!ajv.validateSchema(schema)) return `parameters is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`
+  } catch (error) {
+    return `parameters is not a valid JSON Schema: ${(error as Error).message}`
+  }
+}
+
+export type ArgumentCheck = (args: unknown) => string | undefined
+
+/** Compile a schema into a check returning a readable problem, or undefined. */
+export function compileCheck(schema: JsonSchema): ArgumentCheck {
+  let validate: ValidateFunction
+  try {
+    validate = ajv.compile(schema)
+  } catch (error) {
+    const message = `the tool's parameters schema cannot be compiled: ${(error as Error).message}`
+    return () => message
+  }
+  return (args) => {
+    if (validate(args)) return undefined
+    const error = validate.errors?.[0]
+    if (!error) return 'arguments do not match the schema'
+    const where = error.instancePath ? `arguments${error.instancePath.replace(/\//g, '.')}` : 'arguments'
+    const extra = error.keyword === 'additionalProperties' ? ` (${JSON.stringify((error.params as any).additionalProperty)})` : ''
+    return `${where} ${error.message ?? 'is invalid'}${extra}`
+  }
+}
