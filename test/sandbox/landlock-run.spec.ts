@@ -1,0 +1,511 @@
+// Attacks on the real native/landlock-run binary. Every test builds its own
+// temp dirs outside the rules and expects the attack to be refused.
+import { spawn, spawnSync, type StdioOptions } from 'node:child_process'
+import dgram from 'node:dgram'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+const dir = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run')
+const bin = path.join(dir, 'landlock-run')
+
+interface Probe {
+  abi: number
+  errata: number
+  handled_fs: string[]
+  handled_net: string[]
+  scoped: string[]
+  seccomp: boolean
+  limits: string[]
+}
+
+// Built and probed while collecting: describe.skipIf needs the answer then.
+// make is incremental, so an edited main.c is rebuilt before the run.
+function buildAndProbe(): { probe?: Probe; reason?: string } {
+  if (process.platform !== 'linux') return { reason: 'Landlock is Linux only' }
+  const make = spawnSync('make', ['-s', '-C', dir], { encoding: 'utf8' })
+  if (make.status !== 0) throw new Error(`make -C ${dir} failed:\n${make.stderr}`)
+  const probe = spawnSync(bin, ['--probe'], { encoding: 'utf8' })
+  if (probe.status === 125) return { reason: probe.stderr.trim() }
+  if (probe.status !== 0) throw new Error(`--probe exited ${probe.status}: ${probe.stderr}`)
+  return { probe: JSON.parse(probe.stdout) as Probe }
+}
+
+const built = buildAndProbe()
+if (!built.probe) console.warn(`skipping landlock-run tests: ${built.reason}`)
+const abi = built.probe?.abi ?? 0
+
+// What /bin/sh, coreutils and perl need to start; /dev/null is writable.
+const BASE = [
+  ...['/usr', '/lib', '/lib64', '/bin', '/etc', '/proc', '/dev']
+    .filter((p) => fs.existsSync(p))
+    .flatMap((p) => ['--ro', p]),
+  '--rw',
+  '/dev/null',
+]
+
+interface Run {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  ms: number
+}
+
+function run(
+  args: string[],
+  opts: { stdio?: StdioOptions; onSpawn?: (pid: number) => void; timeoutMs?: number } = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const start = Date.now()
+    const child = spawn(bin, args, { stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (d: Buffer) => (stdout += d))
+    child.stderr?.on('data', (d: Buffer) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 10_000)
+    child.on('error', reject)
+    child.on('spawn', () => opts.onSpawn?.(child.pid!))
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - start })
+    })
+  })
+}
+
+/** `sh -c script` confined by BASE plus `rules`. */
+function sh(rules: string[], script: string, opts?: Parameters<typeof run>[1]): Promise<Run> {
+  return run([...BASE, ...rules, '--', '/bin/sh', '-c', script], opts)
+}
+
+const temps: string[] = []
+function tmp(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-landlock-'))
+  temps.push(d)
+  return d
+}
+afterEach(() => {
+  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
+})
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
+async function waitFor<T>(what: string, get: () => T | undefined, ms = 5000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
+    const v = get()
+    if (v !== undefined) return v
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+const readPid = (file: string) => () => {
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''
+  return /^\d+$/.test(text) ? Number(text) : undefined
+}
+
+// One perl script for every socket attack: prints "ok" or the errno name.
+const NET_PROBE = `
+use strict; use Socket;
+my ($what, $arg) = @ARGV;
+sub fail { my ($n) = grep { $!{$_} } keys %!; print(($n // "E?") . "\\n"); exit 3 }
+my $lo = inet_aton("127.0.0.1");
+if ($what eq "tcp") {
+  socket(my $s, AF_INET, SOCK_STREAM, 0) or fail(); connect($s, pack_sockaddr_in($arg, $lo)) or fail();
+} elsif ($what eq "udp") {
+  socket(my $s, AF_INET, SOCK_DGRAM, 0) or fail(); defined(send($s, "hello", 0, pack_sockaddr_in($arg, $lo))) or fail();
+} elsif ($what eq "unix" || $what eq "abstract") {
+  # Node binds abstract names NUL-padded to the full sun_path, so match that.
+  my $addr = $what eq "abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
+  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); connect($s, $addr) or fail();
+} elsif ($what eq "socket") {
+  my %t = (inet6 => [AF_INET6, SOCK_STREAM], netlink => [16, SOCK_RAW], unix_dgram => [AF_UNIX, SOCK_DGRAM],
+           unix_stream => [AF_UNIX, SOCK_STREAM], unix_seqpacket => [AF_UNIX, SOCK_SEQPACKET]);
+  socket(my $s, $t{$arg}[0], $t{$arg}[1], 0) or fail();
+} elsif ($what eq "socketpair_dgram") {
+  socketpair(my $a, my $b, AF_UNIX, SOCK_DGRAM, 0) or fail();
+} elsif ($what eq "io_uring") {
+  syscall(425, 8, 0) == -1 and fail();   # io_uring_setup(8, NULL)
+}
+print "ok\\n";
+`
+
+describe.skipIf(!built.probe)('landlock-run', () => {
+  let tools: string
+  let netProbe: string
+  beforeAll(() => {
+    tools = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-landlock-tools-'))
+    netProbe = path.join(tools, 'net-probe.pl')
+    fs.writeFileSync(netProbe, NET_PROBE)
+  })
+  afterAll(() => fs.rmSync(tools, { recursive: true, force: true }))
+
+  const perl = (rules: string[], ...args: string[]) =>
+    run([...BASE, '--ro', tools, ...rules, '--', '/usr/bin/perl', netProbe, ...args])
+
+  describe('--probe and the command line', () => {
+    it('--probe prints one JSON line naming the ABI, handled rights, scopes and limits', () => {
+      const p = built.probe!
+      expect(p.abi).toBeGreaterThanOrEqual(1)
+      expect(p.handled_fs).toContain('write_file')
+      if (p.abi >= 4) expect(p.handled_net).toEqual(['bind_tcp', 'connect_tcp'])
+      if (p.abi >= 6) expect(p.scoped).toEqual(['abstract_unix_socket', 'signal'])
+      if (p.abi < 9) expect(p.limits).toContain('pathname-unix-connect')
+      const raw = spawnSync(bin, ['--probe'], { encoding: 'utf8' }).stdout
+      expect(raw.trim().split('\n')).toHaveLength(1)
+    })
+
+    it('--help prints usage on stdout and exits 0', () => {
+      const r = spawnSync(bin, ['--help'], { encoding: 'utf8' })
+      expect(r.status).toBe(0)
+      expect(r.stdout).toMatch(/^usage: landlock-run /)
+    })
+
+    const refusals: Array<[string, (rw: string) => string[]]> = [
+      ['an unknown flag', (rw) => ['--bogus', '--rw', rw]],
+      ['a --ro path that does not exist', (rw) => ['--ro', '/nonexistent/dsh', '--rw', rw]],
+      ['a --min-abi above the kernel', (rw) => ['--min-abi', String(abi + 1), '--rw', rw]],
+      ['a malformed --min-abi', (rw) => ['--min-abi', '7x', '--rw', rw]],
+      ['a flag without its argument', () => ['--rw']],
+    ]
+    for (const [what, flags] of refusals) {
+      it(`${what}: exit 125, one line on stderr, and the command never ran`, async () => {
+        const rw = tmp()
+        const marker = path.join(rw, 'ran')
+        const r = await run([...BASE, ...flags(rw), '--', '/bin/sh', '-c', `touch ${marker}`])
+        expect(r.code).toBe(125)
+        expect(r.stderr).toMatch(/^landlock-run: .+\n$/)
+        expect(fs.existsSync(marker)).toBe(false)
+      })
+    }
+
+    it('no command after -- is a launcher error', async () => {
+      expect((await run([...BASE, '--'])).code).toBe(125)
+      expect((await run([...BASE])).code).toBe(125)
+    })
+
+    it('exit statuses: the command’s own, 128+signal, 127 not found, 126 not executable', async () => {
+      const rw = tmp()
+      fs.writeFileSync(path.join(rw, 'plain'), 'echo hi\n', { mode: 0o644 })
+      expect((await sh([], 'exit 7')).code).toBe(7)
+      expect((await sh([], 'kill -KILL $$')).code).toBe(137)
+      const missing = await run([...BASE, '--', '/nonexistent/cmd'])
+      expect(missing.code).toBe(127)
+      expect(missing.stderr).toMatch(/^landlock-run: cannot execute \/nonexistent\/cmd: /)
+      expect((await run([...BASE, '--rw', rw, '--', path.join(rw, 'plain')])).code).toBe(126)
+    })
+  })
+
+  describe('filesystem', () => {
+    it('reads allowed paths and writes inside --rw', async () => {
+      const rw = tmp()
+      const r = await sh(['--rw', rw], `head -c 4 /etc/passwd && echo made > ${rw}/new && cat ${rw}/new`)
+      expect(r.code).toBe(0)
+      expect(r.stdout).toBe('rootmade\n')
+    })
+
+    it('cannot read or write outside the rules', async () => {
+      const [rw, out] = [tmp(), tmp()]
+      fs.writeFileSync(path.join(out, 'f'), 'secret')
+      const r = await sh(['--rw', rw], `cat ${out}/f; echo x > ${out}/f; echo x > ${out}/new; ls ${out}`)
+      expect(r.stdout).not.toContain('secret')
+      expect(r.stderr.match(/Permission denied/g)).toHaveLength(4)
+      expect(fs.readFileSync(path.join(out, 'f'), 'utf8')).toBe('secret')
+      expect(fs.existsSync(path.join(out, 'new'))).toBe(false)
+    })
+
+    it('--ro grants no write, truncate, create or delete', async () => {
+      const ro = tmp()
+      fs.writeFileSync(path.join(ro, 'f'), 'keep')
+      const r = await sh(['--ro', ro], `cat ${ro}/f; : > ${ro}/f; truncate -s 0 ${ro}/f; rm ${ro}/f; mkdir ${ro}/d`)
+      expect(r.stdout).toBe('keep')
+      expect(fs.readFileSync(path.join(ro, 'f'), 'utf8')).toBe('keep')
+      expect(fs.readdirSync(ro)).toEqual(['f'])
+    })
+
+    const escapes: Array<[string, (rw: string, out: string) => string]> = [
+      ['a symlink planted inside the rw root', (rw, out) => `ln -s ${out}/f ${rw}/link && echo pwned > ${rw}/link`],
+      ['a ".." path', (rw, out) => `echo pwned > ${rw}/../${path.basename(out)}/f`],
+      ['/proc/self/root', (_rw, out) => `echo pwned > /proc/self/root${out}/f`],
+      ['renaming a file out of the rw root', (rw, out) => `echo pwned > ${rw}/g && mv ${rw}/g ${out}/f`],
+    ]
+    for (const [how, script] of escapes) {
+      it(`cannot write outside through ${how}`, async () => {
+        const [rw, out] = [tmp(), tmp()]
+        fs.writeFileSync(path.join(out, 'f'), 'secret')
+        const r = await sh(['--rw', rw], script(rw, out))
+        expect(r.code).not.toBe(0)
+        expect(fs.readFileSync(path.join(out, 'f'), 'utf8')).toBe('secret')
+      })
+    }
+
+    it('a hard link made inside the sandbox to an outside file is refused (LINK/REFER)', async () => {
+      const [rw, out] = [tmp(), tmp()]
+      fs.writeFileSync(path.join(out, 'f'), 'secret')
+      const r = await sh(['--rw', rw], `ln ${out}/f ${rw}/hard && echo pwned > ${rw}/hard`)
+      expect(r.code).not.toBe(0)
+      expect(fs.existsSync(path.join(rw, 'hard'))).toBe(false)
+      expect(fs.readFileSync(path.join(out, 'f'), 'utf8')).toBe('secret')
+    })
+
+    it('documented limit: a hard link made before the call stays writable', async () => {
+      const [rw, out] = [tmp(), tmp()]
+      fs.writeFileSync(path.join(out, 'f'), 'secret')
+      fs.linkSync(path.join(out, 'f'), path.join(rw, 'hard'))
+      expect(built.probe!.limits).toContain('preexisting-hardlinks')
+      const r = await sh(['--rw', rw], `echo through-link > ${rw}/hard`)
+      expect(r.code).toBe(0)
+      expect(fs.readFileSync(path.join(out, 'f'), 'utf8')).toBe('through-link\n')
+    })
+
+    it('an inherited writable fd is closed before exec', async () => {
+      const [rw, out] = [tmp(), tmp()]
+      const target = path.join(out, 'f')
+      const fd = fs.openSync(target, 'w')
+      try {
+        const r = await sh(['--rw', rw], 'echo pwned >&3; echo pwned >&4; ls /proc/self/fd', {
+          stdio: ['ignore', 'pipe', 'pipe', fd, fd],
+        })
+        expect(r.stderr).toMatch(/3: Bad file descriptor/)
+        expect(r.stdout.trim().split('\n').sort()).toEqual(['0', '1', '2', '3'])
+      } finally {
+        fs.closeSync(fd)
+      }
+      expect(fs.readFileSync(target, 'utf8')).toBe('')
+    })
+
+    it('cannot create block or character devices in the rw root', async () => {
+      const rw = tmp()
+      const r = await sh(['--rw', rw], `mknod ${rw}/disk b 8 0; mknod ${rw}/null c 1 3; mkfifo ${rw}/fifo`)
+      expect(r.stderr.match(/mknod: .*(Permission denied|Operation not permitted)/g)).toHaveLength(2)
+      expect(fs.readdirSync(rw)).toEqual(['fifo'])
+    })
+  })
+
+  describe('privileges', () => {
+    it('runs with no capabilities at all and no_new_privs set', async () => {
+      const r = await sh([], 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status')
+      const fields = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split(/:\s+/)))
+      expect(fields).toEqual({
+        CapInh: '0000000000000000',
+        CapPrm: '0000000000000000',
+        CapEff: '0000000000000000',
+        CapBnd: '0000000000000000',
+        CapAmb: '0000000000000000',
+        NoNewPrivs: '1',
+      })
+    })
+  })
+
+  describe.skipIf(abi < 6)('signals (scoping, ABI >= 6)', () => {
+    it('cannot signal the test process, an unrelated process, or its own supervisor', async () => {
+      const victim = spawn('sleep', ['30'], { stdio: 'ignore' })
+      try {
+        const r = await sh(
+          [],
+          `kill -0 ${process.pid}; echo "a=$?"; kill -STOP ${victim.pid}; echo "b=$?"; kill -KILL $PPID; echo "c=$?"`,
+        )
+        expect(r.stdout).toBe('a=1\nb=1\nc=1\n')
+        expect(r.stderr.match(/Operation not permitted/g)).toHaveLength(3)
+        const state = fs.readFileSync(`/proc/${victim.pid}/stat`, 'utf8').split(') ')[1][0]
+        expect(state).toBe('S')
+      } finally {
+        victim.kill('SIGKILL')
+      }
+    })
+  })
+
+  describe('network', () => {
+    let tcp: net.Server
+    let tcpPort = 0
+    let tcpConnections = 0
+    beforeAll(async () => {
+      tcp = net.createServer((s) => {
+        tcpConnections++
+        s.destroy()
+      })
+      await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r))
+      tcpPort = (tcp.address() as net.AddressInfo).port
+    })
+    afterAll(() => tcp.close())
+
+    it.skipIf(abi < 4)('TCP connect to localhost is allowed without --no-net', async () => {
+      const before = tcpConnections
+      const r = await perl([], 'tcp', String(tcpPort))
+      expect(r.stdout).toBe('ok\n')
+      await waitFor('the connection', () => (tcpConnections > before ? true : undefined))
+    })
+
+    it('--no-net denies TCP connect to a listening localhost server', async () => {
+      const before = tcpConnections
+      const r = await perl(['--no-net'], 'tcp', String(tcpPort))
+      expect(r.stdout).toBe('EACCES\n')
+      await sleep(100)
+      expect(tcpConnections).toBe(before)
+    })
+
+    it('--no-net denies UDP: nothing reaches a local UDP socket', async () => {
+      const udp = dgram.createSocket('udp4')
+      let received = 0
+      udp.on('message', () => received++)
+      await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r))
+      try {
+        const port = String(udp.address().port)
+        expect((await perl(['--no-net'], 'udp', port)).stdout).toBe('EACCES\n')
+        await sleep(150)
+        expect(received).toBe(0)
+        expect((await perl([], 'udp', port)).stdout).toBe('ok\n') // the control
+        await waitFor('the datagram', () => (received > 0 ? true : undefined))
+      } finally {
+        udp.close()
+      }
+    })
+
+    it('--no-net leaves only unix stream/seqpacket sockets', async () => {
+      for (const kind of ['inet6', 'netlink', 'unix_dgram'])
+        expect((await perl(['--no-net'], 'socket', kind)).stdout, kind).toBe('EACCES\n')
+      expect((await perl(['--no-net'], 'socketpair_dgram')).stdout).toBe('EACCES\n')
+      for (const kind of ['unix_stream', 'unix_seqpacket'])
+        expect((await perl(['--no-net'], 'socket', kind)).stdout, kind).toBe('ok\n')
+      expect((await perl([], 'socket', 'netlink')).stdout).toBe('ok\n') // the control
+    })
+
+    it('--no-net denies io_uring, which would bypass the socket filter', async () => {
+      expect((await perl(['--no-net'], 'io_uring')).stdout).toBe('ENOSYS\n')
+      expect((await perl([], 'io_uring')).stdout).toBe('EFAULT\n') // reached the kernel
+    })
+
+    it.skipIf(abi < 6)('an abstract unix socket outside is unreachable, with or without --no-net', async () => {
+      const name = `dsh-landlock-${process.pid}-${Date.now()}`
+      let connections = 0
+      const server = net.createServer((s) => {
+        connections++
+        s.destroy()
+      })
+      await new Promise<void>((r) => server.listen(`\0${name}`, r))
+      try {
+        expect((await perl([], 'abstract', name)).stdout).toBe('EPERM\n') // scoping
+        expect((await perl(['--no-net'], 'abstract', name)).stdout).toBe('EACCES\n') // seccomp
+        await sleep(100)
+        expect(connections).toBe(0)
+      } finally {
+        server.close()
+      }
+    })
+
+    it('a pathname unix socket outside the rw roots (think /run/docker.sock)', async () => {
+      const out = tmp()
+      const sock = path.join(out, 'control.sock')
+      let connections = 0
+      const server = net.createServer((s) => {
+        connections++
+        s.destroy()
+      })
+      await new Promise<void>((r) => server.listen(sock, r))
+      try {
+        expect((await perl(['--no-net'], 'unix', sock)).stdout).toBe('EACCES\n')
+        await sleep(100)
+        expect(connections).toBe(0)
+        // Network on: only Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) can refuse it.
+        const on = await perl([], 'unix', sock)
+        if (abi >= 9) expect(on.stdout).toBe('EACCES\n')
+        else {
+          expect(built.probe!.limits).toContain('pathname-unix-connect')
+          expect(on.stdout).toBe('ok\n') // documented limit
+        }
+      } finally {
+        server.close()
+      }
+    })
+
+    it('--no-net kills a foreign-architecture (int 0x80) syscall', async (ctx) => {
+      const work = tmp()
+      const src = path.join(work, 'int80.c')
+      fs.writeFileSync(
+        src,
+        'int main(void) { long r; __asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory"); return r > 0 ? 0 : 1; }\n',
+      )
+      const cc = spawnSync('cc', ['-O0', '-o', path.join(work, 'int80'), src], { encoding: 'utf8' })
+      if (process.arch !== 'x64' || cc.status !== 0) return ctx.skip('needs x86_64 and a C compiler')
+      const plain = await run([...BASE, '--ro', work, '--', path.join(work, 'int80')])
+      if (plain.code !== 0) return ctx.skip('kernel has no 32-bit syscall entry')
+      const filtered = await run([...BASE, '--ro', work, '--no-net', '--', path.join(work, 'int80')])
+      expect(filtered.code).toBe(128 + os.constants.signals.SIGSYS)
+    })
+  })
+
+  describe('supervision: nothing outlives the call', () => {
+    it('kills a setsid grandchild when the command returns', async () => {
+      const rw = tmp()
+      const r = await sh(['--rw', rw], `setsid sh -c 'sleep 1; touch ${rw}/late' & echo $!`)
+      expect(r.code).toBe(0)
+      const grandchild = Number(r.stdout.trim())
+      expect(grandchild).toBeGreaterThan(0)
+      expect(alive(grandchild)).toBe(false)
+      await sleep(1500)
+      expect(fs.existsSync(path.join(rw, 'late'))).toBe(false)
+    })
+
+    it('kills a double-forked daemon and its children too', async () => {
+      const rw = tmp()
+      const r = await sh(['--rw', rw], `(sh -c 'sleep 30 & echo $! > ${rw}/inner; wait' &) ; sleep 0.2`)
+      expect(r.code).toBe(0)
+      const inner = readPid(path.join(rw, 'inner'))()
+      expect(inner).toBeGreaterThan(0)
+      expect(alive(inner!)).toBe(false)
+    })
+
+    it('forwards SIGTERM to the command and exits 128+15', async () => {
+      const rw = tmp()
+      let launcher = 0
+      const done = sh(['--rw', rw], `echo $$ > ${rw}/pid; exec sleep 30`, { onSpawn: (p) => (launcher = p) })
+      const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
+      process.kill(launcher, 'SIGTERM')
+      const r = await done
+      expect(r.code).toBe(143)
+      expect(r.ms).toBeLessThan(1000)
+      expect(alive(cmd)).toBe(false)
+    })
+
+    it('SIGKILLs a command that ignores the forwarded SIGTERM after the grace period', async () => {
+      const rw = tmp()
+      let launcher = 0
+      const done = sh(['--rw', rw], `trap '' TERM; echo $$ > ${rw}/pid; sleep 30`, {
+        onSpawn: (p) => (launcher = p),
+      })
+      const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
+      const sent = Date.now()
+      process.kill(launcher, 'SIGTERM')
+      const r = await done
+      expect(r.code).toBe(137)
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(900)
+      expect(Date.now() - sent).toBeLessThan(3000)
+      expect(alive(cmd)).toBe(false)
+    })
+
+    it('cleans up when its own caller dies', async () => {
+      const rw = tmp()
+      const inner = [bin, ...BASE, '--rw', rw, '--', '/bin/sh', '-c', `'echo $$ > ${rw}/pid; exec sleep 30'`]
+      const caller = spawnSync('/bin/sh', ['-c', `${inner.join(' ')} & echo $! > ${rw}/launcher; sleep 0.3`], {
+        stdio: 'ignore',
+      })
+      expect(caller.status).toBe(0)
+      const cmd = readPid(path.join(rw, 'pid'))()
+      const launcher = readPid(path.join(rw, 'launcher'))()
+      expect(cmd).toBeGreaterThan(0)
+      await waitFor('the command to die', () => (alive(cmd!) ? undefined : true))
+      await waitFor('the launcher to exit', () => (alive(launcher!) ? undefined : true))
+    })
+  })
+})
