@@ -239,6 +239,20 @@ static void close_inherited_fds(void)
 	closedir(d);
 }
 
+/*
+ * Why: if the caller left 0-2 closed, the next open() would take that slot
+ * and the command would read or write our file as its stdio.
+ */
+static void ensure_stdio_open(void)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDWR) != fd)
+			fail("cannot open /dev/null for fd %d", fd);
+}
+
 static int landlock_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
@@ -533,15 +547,24 @@ static void install_net_filter(void)
 		fail("cannot install the --no-net seccomp filter: %s", strerror(errno));
 }
 
-static void signal_set(sigset_t *set, int with_child)
+/* Signals that end the call: forwarded first, then everything is killed. */
+static int terminating(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+}
+
+/* What the supervisor waits for; every other signal stays blocked. */
+static void supervised_signals(sigset_t *set)
 {
 	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGQUIT);
-	if (with_child)
-		sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGUSR1);
+	sigaddset(set, SIGUSR2);
+	sigaddset(set, SIGWINCH);
 }
 
 /* Runs in the forked child; never returns. */
@@ -640,14 +663,14 @@ static void kill_all_descendants(int *cmd_status)
 	pid_t pid;
 
 	for (;;) {
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			note_exit(pid, status, cmd_status);
+		if (pid < 0 && errno == ECHILD)
+			return;
 		if (kill_children() < 0 && command_pid > 0)
 			kill(command_pid, SIGKILL);
 		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == ECHILD)
-			return;
 		if (pid > 0)
-			note_exit(pid, status, cmd_status);
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 			note_exit(pid, status, cmd_status);
 	}
 }
@@ -660,31 +683,34 @@ static void forward(int sig)
 }
 
 /*
- * Wait for the command. A terminating signal to the launcher is forwarded
- * to the command's group first; after GRACE_MS everything is killed.
+ * Wait for the command, forwarding signals to its group. After a
+ * terminating signal the command has GRACE_MS to exit; then, or as soon
+ * as it exits, every descendant is killed and reaped.
  */
 static int supervise(void)
 {
 	sigset_t set;
 	siginfo_t si;
 	struct timespec grace = { GRACE_MS / 1000, (GRACE_MS % 1000) * 1000000L };
-	int sig, status, cmd_status = 0, forwarded = 0;
+	int sig, status, cmd_status = -1, ending = 0;
 	pid_t pid;
 
-	signal_set(&set, 1);
+	supervised_signals(&set);
 	while (command_pid > 0) {
-		sig = forwarded ? sigtimedwait(&set, &si, &grace) : sigwaitinfo(&set, &si);
+		sig = ending ? sigtimedwait(&set, &si, &grace) : sigwaitinfo(&set, &si);
 		if (sig == SIGCHLD) {
 			while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 				note_exit(pid, status, &cmd_status);
-		} else if (sig > 0 && !forwarded) {
+		} else if (sig > 0 && !(ending && terminating(sig))) {
 			forward(sig);
-			forwarded = 1;
+			ending = ending || terminating(sig);
 		} else if (sig < 0 && errno == EAGAIN) {
-			break; /* grace is over */
+			break; /* the grace period is over */
 		}
 	}
 	kill_all_descendants(&cmd_status);
+	if (cmd_status == -1)
+		return LAUNCHER_ERROR;
 	if (WIFSIGNALED(cmd_status))
 		return 128 + WTERMSIG(cmd_status);
 	return WEXITSTATUS(cmd_status);
@@ -699,6 +725,7 @@ int main(int argc, char **argv)
 	struct __user_cap_data_struct caps[2];
 
 	close_inherited_fds();
+	ensure_stdio_open();
 	parse_args(argc, argv, &o);
 	if (o.probe)
 		return probe();
@@ -727,10 +754,15 @@ int main(int argc, char **argv)
 	ruleset = build_ruleset(&o, abi);
 
 	/* Why: orphaned descendants (setsid, double fork) reparent to us
-	 * instead of init, so we can find and kill them. */
+	 * instead of init, so we can find and kill them... */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		fail("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
-	signal_set(&set, 1);
+	/* ...by walking /proc, so refuse to start a command we could not reap. */
+	if (access("/proc/self/stat", R_OK))
+		fail("cannot supervise without /proc: %s", strerror(errno));
+	/* Why block everything: a stray signal must not kill the supervisor
+	 * and orphan the command; the ones we handle are taken synchronously. */
+	sigfillset(&set);
 	if (sigprocmask(SIG_BLOCK, &set, &caller_mask))
 		fail("sigprocmask: %s", strerror(errno));
 

@@ -285,6 +285,25 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(fs.readFileSync(target, 'utf8')).toBe('')
     })
 
+    it('documented limit: metadata (chmod, utime) of outside files can still change', async () => {
+      const out = tmp()
+      fs.writeFileSync(path.join(out, 'f'), 'secret', { mode: 0o644 })
+      expect(built.probe!.limits).toContain('metadata-changes')
+      const r = await sh([], `chmod 600 ${out}/f && touch -m -d @0 ${out}/f`)
+      expect(r.code).toBe(0)
+      const st = fs.statSync(path.join(out, 'f'))
+      expect(st.mode & 0o777).toBe(0o600)
+      expect(st.mtimeMs).toBe(0)
+      expect(fs.readFileSync(path.join(out, 'f'), 'utf8')).toBe('secret')
+    })
+
+    it('a closed stdin is reopened on /dev/null, not handed to the next open()', async () => {
+      const script = `exec 0<&-; exec ${[bin, ...BASE].join(' ')} -- /bin/sh -c 'readlink /proc/self/fd/0'`
+      const r = spawnSync('/bin/sh', ['-c', script], { encoding: 'utf8' })
+      expect(r.status).toBe(0)
+      expect(r.stdout).toBe('/dev/null\n')
+    })
+
     it('cannot create block or character devices in the rw root', async () => {
       const rw = tmp()
       const r = await sh(['--rw', rw], `mknod ${rw}/disk b 8 0; mknod ${rw}/null c 1 3; mkfifo ${rw}/fifo`)
@@ -492,6 +511,31 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(Date.now() - sent).toBeGreaterThanOrEqual(900)
       expect(Date.now() - sent).toBeLessThan(3000)
       expect(alive(cmd)).toBe(false)
+    })
+
+    it('forwards other signals (SIGUSR1) without ending the call', async () => {
+      const rw = tmp()
+      let launcher = 0
+      const done = sh(
+        ['--rw', rw],
+        `trap 'echo got-usr1; exit 5' USR1; echo $$ > ${rw}/pid; while :; do sleep 0.05; done`,
+        { onSpawn: (p) => (launcher = p) },
+      )
+      await waitFor('the command pid', readPid(path.join(rw, 'pid')))
+      process.kill(launcher, 'SIGUSR1')
+      const r = await done
+      expect(r.stdout).toBe('got-usr1\n')
+      expect(r.code).toBe(5)
+    })
+
+    it('the command dies with a SIGKILLed launcher (PR_SET_PDEATHSIG)', async () => {
+      const rw = tmp()
+      let launcher = 0
+      const done = sh(['--rw', rw], `echo $$ > ${rw}/pid; exec sleep 30`, { onSpawn: (p) => (launcher = p) })
+      const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
+      process.kill(launcher, 'SIGKILL')
+      expect((await done).signal).toBe('SIGKILL')
+      await waitFor('the command to die', () => (alive(cmd) ? undefined : true))
     })
 
     it('cleans up when its own caller dies', async () => {
