@@ -198,14 +198,16 @@ static void parse_args(int argc, char **argv, struct options *o)
 		} else if (!strcmp(a, "--no-net")) {
 			o->no_net = 1;
 		} else if (!strcmp(a, "--ro") || !strcmp(a, "--rw") || !strcmp(a, "--min-abi")) {
-			if (i + 1 >= argc)
+			const char *value = argv[++i];
+
+			if (!value)
 				fail("%s needs an argument", a);
-			if (a[2] == 'm')
-				o->min_abi = parse_abi(argv[++i]);
-			else if (a[3] == 'o')
-				o->ro[o->n_ro++] = argv[++i];
+			if (!strcmp(a, "--min-abi"))
+				o->min_abi = parse_abi(value);
+			else if (!strcmp(a, "--ro"))
+				o->ro[o->n_ro++] = value;
 			else
-				o->rw[o->n_rw++] = argv[++i];
+				o->rw[o->n_rw++] = value;
 		} else {
 			/* Why: a typo must not silently drop a restriction. */
 			fail("unknown argument '%s' (see --help)", a);
