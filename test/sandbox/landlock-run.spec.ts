@@ -54,29 +54,43 @@ interface Run {
   stderr: string
 }
 
-function run(
-  args: string[],
-  opts: { stdio?: StdioOptions; onSpawn?: (pid: number) => void; timeoutMs?: number } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout?.on('data', (d: Buffer) => (stdout += d))
-    child.stderr?.on('data', (d: Buffer) => (stderr += d))
+interface Started {
+  pid: number
+  done: Promise<Run>
+}
+
+function start(args: string[], opts: { stdio?: StdioOptions; timeoutMs?: number } = {}): Started {
+  const child = spawn(bin, args, { stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (d: Buffer) => (stdout += d))
+  child.stderr?.on('data', (d: Buffer) => (stderr += d))
+  const done = new Promise<Run>((resolve, reject) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 10_000)
     child.on('error', reject)
-    child.on('spawn', () => opts.onSpawn?.(child.pid!))
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       resolve({ code, signal, stdout, stderr })
     })
   })
+  return { pid: child.pid ?? 0, done }
+}
+
+const run = (args: string[], opts?: Parameters<typeof start>[1]) => start(args, opts).done
+
+/** Signal a launcher we started. Never pid 0: that would hit our own process group. */
+function signal(started: Started, sig: NodeJS.Signals): void {
+  if (!(started.pid > 0)) throw new Error('the launcher did not start')
+  process.kill(started.pid, sig)
 }
 
 /** `sh -c script` confined by BASE plus `rules`. */
-function sh(rules: string[], script: string, opts?: Parameters<typeof run>[1]): Promise<Run> {
-  return run([...BASE, ...rules, '--', '/bin/sh', '-c', script], opts)
+function sh(rules: string[], script: string, opts?: Parameters<typeof start>[1]): Promise<Run> {
+  return startSh(rules, script, opts).done
+}
+
+function startSh(rules: string[], script: string, opts?: Parameters<typeof start>[1]): Started {
+  return start([...BASE, ...rules, '--', '/bin/sh', '-c', script], opts)
 }
 
 const temps: string[] = []
@@ -485,12 +499,11 @@ describe.skipIf(!built.probe)('landlock-run', () => {
 
     it('forwards SIGTERM to the command and exits 128+15', async () => {
       const rw = tmp()
-      let launcher = 0
-      const done = sh(['--rw', rw], `echo $$ > ${rw}/pid; exec sleep 30`, { onSpawn: (p) => (launcher = p) })
+      const launcher = startSh(['--rw', rw], `echo $$ > ${rw}/pid; exec sleep 30`)
       const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
       const sent = Date.now()
-      process.kill(launcher, 'SIGTERM')
-      const r = await done
+      signal(launcher, 'SIGTERM')
+      const r = await launcher.done
       expect(r.code).toBe(143)
       expect(Date.now() - sent).toBeLessThan(900) // it did not need the grace period
       expect(alive(cmd)).toBe(false)
@@ -498,14 +511,11 @@ describe.skipIf(!built.probe)('landlock-run', () => {
 
     it('SIGKILLs a command that ignores the forwarded SIGTERM after the grace period', async () => {
       const rw = tmp()
-      let launcher = 0
-      const done = sh(['--rw', rw], `trap '' TERM; echo $$ > ${rw}/pid; sleep 30`, {
-        onSpawn: (p) => (launcher = p),
-      })
+      const launcher = startSh(['--rw', rw], `trap '' TERM; echo $$ > ${rw}/pid; sleep 30`)
       const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
       const sent = Date.now()
-      process.kill(launcher, 'SIGTERM')
-      const r = await done
+      signal(launcher, 'SIGTERM')
+      const r = await launcher.done
       expect(r.code).toBe(137)
       expect(Date.now() - sent).toBeGreaterThanOrEqual(900)
       expect(Date.now() - sent).toBeLessThan(3000)
@@ -514,26 +524,23 @@ describe.skipIf(!built.probe)('landlock-run', () => {
 
     it('forwards other signals (SIGUSR1) without ending the call', async () => {
       const rw = tmp()
-      let launcher = 0
-      const done = sh(
+      const launcher = startSh(
         ['--rw', rw],
         `trap 'echo got-usr1; exit 5' USR1; echo $$ > ${rw}/pid; while :; do sleep 0.05; done`,
-        { onSpawn: (p) => (launcher = p) },
       )
       await waitFor('the command pid', readPid(path.join(rw, 'pid')))
-      process.kill(launcher, 'SIGUSR1')
-      const r = await done
+      signal(launcher, 'SIGUSR1')
+      const r = await launcher.done
       expect(r.stdout).toBe('got-usr1\n')
       expect(r.code).toBe(5)
     })
 
     it('the command dies with a SIGKILLed launcher (PR_SET_PDEATHSIG)', async () => {
       const rw = tmp()
-      let launcher = 0
-      const done = sh(['--rw', rw], `echo $$ > ${rw}/pid; exec sleep 30`, { onSpawn: (p) => (launcher = p) })
+      const launcher = startSh(['--rw', rw], `echo $$ > ${rw}/pid; exec sleep 30`)
       const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
-      process.kill(launcher, 'SIGKILL')
-      expect((await done).signal).toBe('SIGKILL')
+      signal(launcher, 'SIGKILL')
+      expect((await launcher.done).signal).toBe('SIGKILL')
       await waitFor('the command to die', () => (alive(cmd) ? undefined : true))
     })
 
@@ -547,6 +554,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const cmd = readPid(path.join(rw, 'pid'))()
       const launcher = readPid(path.join(rw, 'launcher'))()
       expect(cmd).toBeGreaterThan(0)
+      expect(launcher).toBeGreaterThan(0)
       await waitFor('the command to die', () => (alive(cmd!) ? undefined : true))
       await waitFor('the launcher to exit', () => (alive(launcher!) ? undefined : true))
     })
