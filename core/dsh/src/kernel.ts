@@ -4,9 +4,9 @@
  */
 import { Context } from 'cordis'
 import { resolve } from 'node:path'
-import { describeError, KernelError, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
+import { describeError, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
 import { SystemPromptService } from '@dsh/system-prompt'
-import { ToolService } from '@dsh/tools'
+import { ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { checkOptions, type KernelOptions } from './options.js'
 import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin } from './plugins.js'
 
@@ -14,6 +14,11 @@ export interface Kernel {
   /** the root context: services are `ctx.tools`, `ctx.sessions`, … */
   readonly ctx: Context
   readonly options: Readonly<KernelOptions>
+  /**
+   * `ctx.tools.execute` without cordis's context proxy in between: the same
+   * pipeline, for hosts that make many calls (the MCP server, benchmarks).
+   */
+  execute(input: ExecuteInput): Promise<ToolResult>
   /** open (or reopen) a session under the kernel's data directory */
   openSession(options?: SessionOptions): Session
   /** the plugins loaded from `options.plugins`, in order */
@@ -44,10 +49,13 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
     throw KernelError.is(error) ? error : new KernelError('PLUGIN_FAILED', describeError(error), { cause: error })
   }
 
+  const tools = raw(ctx.tools)
+  const execute = tools.execute.bind(tools)
   let disposed = false
   return {
     ctx,
     options,
+    execute,
     openSession: (sessionOptions) => ctx.sessions.open(sessionOptions),
     plugins: () => loaded,
     async dispose() {

@@ -33,7 +33,7 @@ function describeValue(value: unknown): string {
 }
 
 function pathOf(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`
+  if (typeof key === "number") return `${parent || "$"}[${key}]`
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent || '$'}.${key}` : `${parent || '$'}[${JSON.stringify(key)}]`
 }
 

@@ -6,7 +6,7 @@
  * A failed write rejects every append of the batch and leaves the writer
  * failed: later appends reject too (an audit log with holes is worse than none).
  */
-import { closeSync, fsync, openSync, writeSync } from 'node:fs'
+import { closeSync, constants, fstatSync, fsync, openSync, writeSync } from 'node:fs'
 import { KernelError } from '../errors.js'
 
 interface Pending {
@@ -24,7 +24,12 @@ export class LogWriter {
   private closed = false
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'a', 0o600)
+    // O_NOFOLLOW: a symlink planted at the log's path is refused, not followed
+    this.fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+    if (!fstatSync(this.fd).isFile()) {
+      closeSync(this.fd)
+      throw new KernelError('SESSION_WRITE_FAILED', `session log ${path} is not a regular file`)
+    }
   }
 
   get failed(): KernelError | undefined {

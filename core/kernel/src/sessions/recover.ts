@@ -4,7 +4,8 @@
  * it is cut off the file and reported. A bad line in the middle is skipped and
  * reported, never fatal, and the lines after it are kept.
  */
-import { existsSync, readFileSync, truncateSync } from 'node:fs'
+import { lstatSync, readFileSync, truncateSync } from 'node:fs'
+import { KernelError } from '../errors.js'
 import type { SessionEvent } from './events.js'
 
 export interface Recovery {
@@ -25,7 +26,14 @@ function parse(line: string): SessionEvent | undefined {
 
 export function recover(path: string): Recovery {
   const result: Recovery = { events: [], droppedBytes: 0, badLines: [] }
-  if (!existsSync(path)) return result
+  let stat
+  try {
+    stat = lstatSync(path)
+  } catch {
+    return result
+  }
+  // an audit log must be a real file: a symlink to a device would lose or fake it
+  if (!stat.isFile()) throw new KernelError('SESSION_WRITE_FAILED', `session log ${path} exists but is not a regular file`)
   const text = readFileSync(path)
   let start = 0
   let lineNo = 0

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Session } from '@dsh/kernel'
+
+const child = join(import.meta.dirname, '../fixtures/append-child.mjs')
+
+describe('a session log survives SIGKILL', () => {
+  it('recovers every append that completed before the kill', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-crash-'))
+    try {
+      const proc = spawn(process.execPath, [child, dir, 'crash'], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const completed: number[] = []
+      let buffer = ''
+      await new Promise<void>((resolve, reject) => {
+        proc.on('error', reject)
+        proc.stdout.on('data', (chunk) => {
+          buffer += chunk
+          const lines = buffer.split('\n')
+          buffer = lines.pop()!
+          completed.push(...lines.map(Number))
+          if (completed.length >= 2000 && !proc.killed) {
+            proc.kill('SIGKILL')
+            resolve()
+          }
+        })
+      })
+      await new Promise((resolve) => proc.on('exit', resolve))
+      const reopened = new Session(dir, { id: 'crash' })
+      const seqs = new Set(reopened.events().map((e) => e.seq))
+      for (const seq of completed) expect(seqs.has(seq)).toBe(true)
+      // the recovered log is well-formed: strictly increasing seqs, no holes
+      const list = reopened.events().map((e) => e.seq)
+      expect(list).toEqual(Array.from({ length: list.length }, (_, i) => i + 1))
+      // and it keeps working
+      const next = await reopened.append('turn/end', { turn: 0 })
+      expect(next.seq).toBeGreaterThan(list.length)
+      reopened.close()
+      expect(readFileSync(reopened.path, 'utf8').endsWith('\n')).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

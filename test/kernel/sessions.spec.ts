@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { KernelError, Session } from '@dsh/kernel'
+
+let dir: string
+
+// a full disk is made real with a 16 KiB tmpfs, which needs root
+const canMountTmpfs = (() => {
+  if (process.getuid?.() !== 0) {
+    console.warn('sessions.spec: not root, so the full-disk test is skipped (it mounts a small tmpfs)')
+    return false
+  }
+  return true
+})()
+beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'dsh-sessions-')) })
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+
+describe('Session', () => {
+  it('appends typed events as JSON lines and resolves once written', async () => {
+    const session = new Session(dir, { id: 's1' })
+    const event = await session.append('turn/begin', { turn: 7 })
+    expect(event).toMatchObject({ seq: 1, type: 'turn/begin', data: { turn: 7 } })
+    expect(lines(session.path)).toEqual([event])
+    expect(session.events()).toEqual([event])
+    expect(session.path).toBe(join(dir, 's1.jsonl'))
+  })
+
+  it('keeps order and sequence numbers across a batch', async () => {
+    const session = new Session(dir, { id: 'batch' })
+    const events = await Promise.all(Array.from({ length: 100 }, (_, i) => session.append('turn/begin', { turn: i })))
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1))
+    expect(lines(session.path).map((e) => e.data.turn)).toEqual(Array.from({ length: 100 }, (_, i) => i))
+  })
+
+  it('rejects events that cannot be serialized without writing anything', async () => {
+    const session = new Session(dir, { id: 'bad' })
+    const cyclic: any = {}
+    cyclic.self = cyclic
+    await expect(session.append('turn/begin', cyclic)).rejects.toSatisfy((e) => KernelError.is(e, 'INVALID_EVENT'))
+    await session.append('turn/begin', { turn: 1 })
+    expect(lines(session.path)).toHaveLength(1)
+    expect(lines(session.path)[0].seq).toBe(1)
+  })
+
+  it('tracks turns synchronously', async () => {
+    const session = new Session(dir, { id: 'turns' })
+    expect(session.inTurn).toBe(false)
+    session.beginTurn()
+    expect(session.inTurn).toBe(true)
+    session.endTurn()
+    expect(session.inTurn).toBe(false)
+    await session.append('turn/begin', { turn: 99 })
+    expect(session.events().map((e) => e.type)).toEqual(['turn/begin', 'turn/end', 'turn/begin'])
+  })
+
+  it('recovers events on reopen and continues the sequence', async () => {
+    const first = new Session(dir, { id: 'again' })
+    await first.append('turn/begin', { turn: 1 })
+    await first.append('turn/end', { turn: 1 })
+    first.close()
+    const second = new Session(dir, { id: 'again' })
+    expect(second.events().map((e) => e.seq)).toEqual([1, 2])
+    expect((await second.append('turn/begin', { turn: 2 })).seq).toBe(3)
+  })
+
+  it('cuts a torn last line off and reports it, never fatal', async () => {
+    const first = new Session(dir, { id: 'torn' })
+    await first.append('turn/begin', { turn: 1 })
+    first.close()
+    appendFileSync(first.path, '{"seq":2,"time":1,"type":"turn/e')
+    const second = new Session(dir, { id: 'torn' })
+    expect(second.recovery.droppedBytes).toBeGreaterThan(0)
+    expect(second.recovery.reason).toMatch(/torn last line 2/)
+    expect(second.events().map((e) => e.seq)).toEqual([1])
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const onDisk = lines(second.path)
+    expect(onDisk.map((e) => e.type)).toEqual(['turn/begin', 'session/recovered'])
+    expect(onDisk[1].seq).toBe(2)
+  })
+
+  it('skips and reports an unparsable line in the middle, keeping the rest', () => {
+    const path = join(dir, 'mid.jsonl')
+    writeFileSync(path, '{"seq":1,"time":1,"type":"turn/begin","data":{"turn":1}}\nnot json\n{"seq":2,"time":1,"type":"turn/end","data":{"turn":1}}\n')
+    const session = new Session(dir, { id: 'mid' })
+    expect(session.events().map((e) => e.seq)).toEqual([1, 2])
+    expect(session.recovery.badLines).toEqual([2])
+  })
+
+  it('refuses ids that are not plain names', () => {
+    for (const id of ['../escape', 'a/b', '', '.hidden', 'x'.repeat(200)]) {
+      expect(() => new Session(dir, { id })).toThrow(KernelError)
+    }
+  })
+
+  it('refuses a log path that is a symlink or not a regular file', () => {
+    symlinkSync('/dev/full', join(dir, 'dev.jsonl'))
+    expect(() => new Session(dir, { id: 'dev' })).toThrow(/not a regular file/)
+    writeFileSync(join(dir, 'real.txt'), '')
+    symlinkSync(join(dir, 'real.txt'), join(dir, 'link.jsonl'))
+    expect(() => new Session(dir, { id: 'link' })).toThrow(KernelError)
+  })
+
+  it.skipIf(!canMountTmpfs)('fails every append once the disk is full', async () => {
+    const full = join(dir, 'small')
+    mkdirSync(full)
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', full])
+    try {
+      writeFileSync(join(full, 'filler'), Buffer.alloc(12 * 1024))
+      const session = new Session(full, { id: 'full' })
+      const big = { turn: 1, pad: 'x'.repeat(8 * 1024) } as any
+      const first = session.append('turn/begin', big)
+      await expect(first).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_WRITE_FAILED'))
+      await expect(session.append('turn/end', { turn: 1 })).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_WRITE_FAILED'))
+      expect(session.failure?.code).toBe('SESSION_WRITE_FAILED')
+      expect(session.events()).toHaveLength(0)
+      session.close()
+    } finally {
+      execFileSync('umount', [full])
+    }
+  })
+
+  it('fsyncs durable classes before resolving', async () => {
+    const session = new Session(dir, { id: 'durable' })
+    await session.append('sandbox/mode' as any, { mode: 'read-only' })
+    expect(lines(session.path)[0].type).toBe('sandbox/mode')
+  })
+
+  it('rejects appends after close', async () => {
+    const session = new Session(dir, { id: 'closed' })
+    session.close()
+    await expect(session.append('turn/begin', { turn: 1 })).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_CLOSED'))
+  })
+})
