@@ -30,6 +30,8 @@ export interface ToolCall {
   nested: boolean
   /** the execution the body belongs to */
   exec: Execution
+  /** a sandbox mode an approval explicitly granted for this one call (highest in the mode resolution order) */
+  approvedSandboxMode?: 'read-only' | 'workspace-write' | 'danger-full-access'
   /** add audit facts to this call's `tool/result` event (a sandbox backend and its enforcement, say) */
   record(facts: Record<string, JsonValue>): void
 }

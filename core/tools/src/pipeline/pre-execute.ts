@@ -46,7 +46,10 @@ async function ask(env: PipelineEnv, state: CallState, reason: string | undefine
   try {
     const outcome = await approval.request({ exec: state.exec!, reason })
     if (outcome?.kind === 'approved') {
-      if (outcome.sandboxMode) state.record.approvedSandboxMode = outcome.sandboxMode
+      if (outcome.sandboxMode) {
+        state.approvedSandboxMode = outcome.sandboxMode
+        state.record.approvedSandboxMode = outcome.sandboxMode
+      }
       return
     }
     if (outcome?.kind === 'denied') return errorResult(callId, name, 'DENIED', `approval denied: ${outcome.reason}`)

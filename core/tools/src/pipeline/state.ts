@@ -5,7 +5,7 @@
 import type { JsonValue, ListenerList, Session } from '@dsh/kernel'
 import type { GuardEntry, Registry, ToolEntry } from '../registry.js'
 import type { ExecuteInput, Execution, ParentToken, ToolDefinition, ToolResult } from '../types.js'
-import type { ApprovalGate } from '../approval-gate.js'
+import type { ApprovalGate, SandboxModeName } from '../approval-gate.js'
 
 type Fn = (...args: any[]) => any
 
@@ -41,6 +41,8 @@ export interface CallState {
   gates: GateSet
   /** extra audit facts for `tool/result` (a sandbox backend, say) */
   record: Record<string, JsonValue>
+  /** a sandbox mode an approval granted for this call */
+  approvedSandboxMode?: SandboxModeName
   /** set once the body was dispatched */
   dispatched: boolean
 }
