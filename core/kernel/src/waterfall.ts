@@ -116,7 +116,9 @@ export function listenerList(ctx: Context, name: string): ListenerList {
  * Run `input` through `fns` in order. Each listener gets `next(arg?)`; calling it
  * twice rejects with `NEXT_CALLED_TWICE`. `mapNext` turns the argument a
  * listener passes to `next` into the input for the rest of the chain (the
- * default passes the same input on).
+ * default passes the same input on). `observe` sees what every listener
+ * settled with (a value, or a throw), including those an outer listener then
+ * overrode — the tools pipeline uses it to keep decisions monotone.
  */
 export function compose<I, O>(
   fns: readonly AnyFn[],
@@ -124,6 +126,7 @@ export function compose<I, O>(
   input: I,
   fallback: (input: I) => O | Promise<O>,
   mapNext?: (input: I, arg: unknown, index: number) => I,
+  observe?: (outcome: unknown, threw: boolean) => void,
 ): Promise<O> {
   const dispatch = (index: number, current: I): Promise<O> => {
     if (index === fns.length) {
@@ -141,11 +144,14 @@ export function compose<I, O>(
       called = true
       return dispatch(index + 1, mapNext && arg !== undefined ? mapNext(current, arg, index) : current)
     }
+    let out: Promise<O>
     try {
-      return Promise.resolve(fns[index].call(thisArg, current, next))
+      out = Promise.resolve(fns[index].call(thisArg, current, next))
     } catch (error) {
-      return Promise.reject(error)
+      out = Promise.reject(error)
     }
+    if (!observe) return out
+    return out.then((value) => { observe(value, false); return value }, (error) => { observe(error, true); throw error })
   }
   return dispatch(0, input)
 }

@@ -21,18 +21,35 @@ function checkDecision(value: unknown): PreToolDecision | string {
   return `a tools/pre-execute listener returned an unknown decision kind ${JSON.stringify((d as any).kind)}`
 }
 
+const RANK = { allow: 0, ask: 1, deny: 2 } as const
+
+function rank(decision: PreToolDecision | string): number {
+  return typeof decision === 'string' ? 3 : RANK[decision.kind]
+}
+
+/**
+ * Decisions are monotone: a listener that called `next()` and got a deny (or
+ * an ask, or a failure) back cannot return anything weaker. The strictest
+ * decision any listener settled with wins; a listener that answers without
+ * calling `next()` decides for the listeners after it, which never ran.
+ */
+async function decide(state: CallState): Promise<PreToolDecision | string> {
+  let strictest: PreToolDecision | string = ALLOW
+  const observe = (outcome: unknown, threw: boolean) => {
+    const seen = threw ? `a tools/pre-execute listener failed: ${describeError(outcome)}` : checkDecision(outcome)
+    if (rank(seen) > rank(strictest)) strictest = seen
+  }
+  try {
+    await compose(state.gates.pre, undefined, state.exec!, allow, undefined, observe)
+  } catch {
+    // already observed as a failure
+  }
+  return strictest
+}
+
 export async function preExecute(env: PipelineEnv, state: CallState): Promise<ToolResult | undefined> {
   const { callId, name } = state
-  const exec = state.exec!
-  let decision: PreToolDecision | string
-  if (state.gates.pre.length === 0) decision = ALLOW
-  else {
-    try {
-      decision = checkDecision(await compose(state.gates.pre, undefined, exec, allow))
-    } catch (error) {
-      decision = `a tools/pre-execute listener failed: ${describeError(error)}`
-    }
-  }
+  const decision = state.gates.pre.length === 0 ? ALLOW : await decide(state)
   if (typeof decision === 'string') return errorResult(callId, name, 'DENIED', decision)
   if (decision.kind === 'allow') return
   if (decision.kind === 'deny') return errorResult(callId, name, 'DENIED', decision.reason)
