@@ -1,0 +1,3 @@
+export * from './limits.js'
+export * from './types.js'
+export * from './runtime.js'

@@ -1,0 +1,144 @@
+/**
+ * One worker thread of the pool and its lifecycle: started warm, one run at a
+ * time, replaced when it dies or is terminated for not stopping. A thread that
+ * cannot even start three times in a row is given up (`failed`), so a broken
+ * installation fails runs instead of spawning threads forever.
+ */
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
+import { ctlBytes, ctlSlots, type HostMessage, type ResultMessage, type WorkerData, type WorkerMessage } from './protocol.js'
+import type { HostRun, RunHost } from './run.js'
+
+const workerUrl = new URL('./worker/main.js', import.meta.url)
+const maxStartFailures = 3
+/**
+ * The wasm frames of QuickJS run on the thread's native stack; this size
+ * leaves QuickJS's own stack check (worker/isolate.js) room to fire first.
+ */
+const stackSizeMb = 8
+
+export type WorkerState = 'starting' | 'idle' | 'busy' | 'failed' | 'closed'
+
+export interface PoolEvents {
+  /** the worker can take a run */
+  idle(worker: PoolWorker): void
+  /** the worker gave up starting */
+  failed(worker: PoolWorker): void
+}
+
+export class PoolWorker implements RunHost {
+  state: WorkerState = 'starting'
+  /** why the worker failed to start, once `state` is `failed` */
+  failure = ''
+  /** settles once the worker is first ready, or has failed */
+  readonly warm: Promise<void>
+  private markWarm!: () => void
+  private thread!: Worker
+  private port!: MessagePort
+  private ctl!: Int32Array
+  private run: HostRun | undefined
+  private startFailures = 0
+
+  constructor(private readonly events: PoolEvents) {
+    this.warm = new Promise(resolve => (this.markWarm = resolve))
+    this.spawn()
+  }
+
+  start(run: HostRun): void {
+    this.state = 'busy'
+    this.run = run
+    this.post(run.attach(this))
+  }
+
+  send(message: ResultMessage): void {
+    if (this.run?.id === message.run) this.post(message)
+  }
+
+  cancel(run: number): void {
+    Atomics.store(this.ctl, ctlSlots.cancel, run)
+    this.wake()
+  }
+
+  kill(): void {
+    this.run = undefined
+    void this.thread.terminate()
+    this.spawn()
+  }
+
+  async close(): Promise<void> {
+    this.state = 'closed'
+    this.run?.abandon('ABORTED', 'the code runtime was disposed')
+    this.run = undefined
+    this.port.close()
+    await this.thread.terminate()
+  }
+
+  private spawn(): void {
+    this.state = 'starting'
+    const ctl = new SharedArrayBuffer(ctlBytes)
+    const { port1, port2 } = new MessageChannel()
+    const workerData: WorkerData = { ctl, port: port2 }
+    const thread = new Worker(workerUrl, { workerData, transferList: [port2], resourceLimits: { stackSizeMb } })
+    this.thread = thread
+    this.port = port1
+    this.ctl = new Int32Array(ctl)
+    // idle workers must not keep the host process alive; a running run holds its deadline timer
+    thread.unref()
+    port1.unref()
+    port1.on('message', (message: WorkerMessage) => this.onMessage(message))
+    thread.on('error', error => this.onExit(thread, error))
+    thread.on('exit', code => this.onExit(thread, new Error(`the worker exited with code ${code}`)))
+  }
+
+  private post(message: HostMessage): void {
+    this.port.postMessage(message)
+    this.wake()
+  }
+
+  /** A worker in a run blocks in Atomics.wait on `seq`: bump it so it looks at its port. */
+  private wake(): void {
+    Atomics.add(this.ctl, ctlSlots.seq, 1)
+    Atomics.notify(this.ctl, ctlSlots.seq)
+  }
+
+  private onMessage(message: WorkerMessage): void {
+    switch (message.t) {
+      case 'ready':
+        this.startFailures = 0
+        this.state = 'idle'
+        this.markWarm()
+        this.events.idle(this)
+        return
+      case 'call':
+        if (this.run?.id === message.run) this.run.onCall(message)
+        return
+      case 'done': {
+        const run = this.run
+        this.run = undefined
+        this.state = message.recycling ? 'starting' : 'idle'
+        if (run?.id === message.run) run.onDone(message)
+        if (this.state === 'idle') this.events.idle(this)
+        return
+      }
+      case 'fatal':
+        this.failure = message.message
+        void this.thread.terminate()
+        return
+    }
+  }
+
+  private onExit(thread: Worker, error: Error): void {
+    // a killed or replaced thread reports its end too: only the current one counts
+    if (thread !== this.thread || this.state === 'closed' || this.state === 'failed') return
+    const run = this.run
+    this.run = undefined
+    if (this.state === 'starting' && ++this.startFailures >= maxStartFailures) {
+      this.state = 'failed'
+      this.failure ||= error.message
+      this.markWarm()
+      this.events.failed(this)
+      return
+    }
+    run?.onLost(error)
+    this.spawn()
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * `CodeRuntime`: runs untrusted TypeScript programs in QuickJS isolates inside
+ * a small pool of pre-started worker threads, so a program never blocks the
+ * host's event loop. Runs wait in order for a free worker; each gets a fresh
+ * isolate. Outcomes are data: only a malformed request (a host programming
+ * error) throws.
+ */
+import { defaultCodeLimits, resolveLimits, type CodeLimits } from './limits.js'
+import { PoolWorker } from './pool-worker.js'
+import { HostRun } from './run.js'
+import type { CodeRuntimeOptions, RunOutcome, RunRequest } from './types.js'
+
+export class CodeRuntime {
+  /** the limits every run starts from */
+  readonly limits: Readonly<CodeLimits>
+  private readonly workers: PoolWorker[]
+  private readonly queue: HostRun[] = []
+  private readonly terminateAfterMs: number
+  private nextRun = 1
+  private disposing: Promise<void> | undefined
+
+  constructor(options: CodeRuntimeOptions = {}) {
+    this.limits = Object.freeze(resolveLimits(defaultCodeLimits, options.limits))
+    const count = options.workers ?? 2
+    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`workers must be a positive integer, got ${String(count)}`)
+    this.terminateAfterMs = options.terminateAfterMs ?? 50
+    if (!(this.terminateAfterMs >= 0)) throw new RangeError(`terminateAfterMs must be a non-negative number`)
+    const events = { idle: () => this.schedule(), failed: () => this.schedule() }
+    this.workers = Array.from({ length: count }, () => new PoolWorker(events))
+  }
+
+  /** Settles once every worker has started (runs may be submitted before: they wait). */
+  async ready(): Promise<void> {
+    await Promise.all(this.workers.map(worker => worker.warm))
+  }
+
+  run(request: RunRequest): Promise<RunOutcome> {
+    checkRequest(request)
+    const limits = resolveLimits(this.limits, request.limits)
+    if (this.disposing) return failed('ABORTED', 'the code runtime was disposed')
+    if (request.signal?.aborted) return failed('ABORTED', 'the caller aborted the run')
+    const codeBytes = request.code.length * 3 > limits.maxValueBytes ? Buffer.byteLength(request.code) : 0
+    if (codeBytes > limits.maxValueBytes) {
+      return failed('LIMIT', `the program is ${codeBytes} bytes, over the limit of ${limits.maxValueBytes}`)
+    }
+    const run = new HostRun(this.nextRun++, request, limits, this.terminateAfterMs, finished => this.dequeue(finished))
+    this.queue.push(run)
+    this.schedule()
+    return run.done
+  }
+
+  /** Terminate every worker; runs in flight or waiting end `ABORTED`. Idempotent. */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      for (const run of this.queue.splice(0)) run.abandon('ABORTED', 'the code runtime was disposed')
+      await Promise.all(this.workers.map(worker => worker.close()))
+    })()
+    return this.disposing
+  }
+
+  private schedule(): void {
+    while (this.queue.length > 0 && !this.disposing) {
+      const worker = this.workers.find(w => w.state === 'idle')
+      if (!worker) {
+        if (this.workers.every(w => w.state === 'failed')) this.failAll()
+        return
+      }
+      worker.start(this.queue.shift()!)
+    }
+  }
+
+  private dequeue(run: HostRun): void {
+    const index = this.queue.indexOf(run)
+    if (index !== -1) this.queue.splice(index, 1)
+  }
+
+  private failAll(): void {
+    const reason = this.workers.map(w => w.failure).find(Boolean) ?? 'unknown error'
+    for (const run of this.queue.splice(0)) run.abandon('THREW', `the code runtime cannot start a worker: ${reason}`)
+  }
+}
+
+function failed(code: 'ABORTED' | 'LIMIT', message: string): Promise<RunOutcome> {
+  return Promise.resolve({ ok: false, code, message, logs: '' })
+}
+
+function checkRequest(request: RunRequest): void {
+  if (typeof request?.code !== 'string') throw new TypeError('run(): code must be a string')
+  if (typeof request.call !== 'function') throw new TypeError('run(): call must be a function')
+  if (!Array.isArray(request.tools) || !request.tools.every(name => typeof name === 'string')) {
+    throw new TypeError('run(): tools must be an array of strings')
+  }
+}

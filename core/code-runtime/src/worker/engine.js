@@ -1,0 +1,81 @@
+// @ts-check
+/**
+ * One QuickJS WebAssembly instance per worker, kept warm between runs (each
+ * run still gets its own QuickJS runtime and context), and the memory cap.
+ *
+ * Why the cap is not `setMemoryLimit` alone: the prebuilt wasm has no
+ * `malloc_usable_size`, so QuickJS accounts every block as 8 bytes — the
+ * limit then bounds one allocation and the number of blocks, not bytes
+ * (quickjs-emscripten issues #255, #271). The bytes are bounded where they
+ * come from instead: the instance's linear memory. Its `grow` is wrapped to
+ * refuse growing past the run's cap, so `malloc` fails inside QuickJS, and the
+ * run is marked as having hit the cap.
+ *
+ * Linear memory never shrinks, so an instance that grew during a run is
+ * replaced after it: every run starts from the same base image. So is an
+ * instance that a host-side failure may have left inconsistent (`broken`).
+ */
+import { newQuickJSWASMModule } from 'quickjs-emscripten'
+
+const pageBytes = 65536
+
+/** @typedef {ReturnType<import('quickjs-emscripten').QuickJSWASMModule['getWasmMemory']>} WasmMemory */
+
+export class Engine {
+  constructor() {
+    /** @type {import('quickjs-emscripten').QuickJSWASMModule | undefined} */
+    this.module = undefined
+    /** @type {WasmMemory | undefined} */
+    this.memory = undefined
+    this.baseBytes = 0
+    this.capBytes = Number.POSITIVE_INFINITY
+    this.capHit = false
+    this.broken = false
+  }
+
+  async load() {
+    this.module = undefined
+    this.memory = undefined
+    const module = await newQuickJSWASMModule()
+    const memory = module.getWasmMemory()
+    const grow = memory.grow
+    const engine = this
+    // the emscripten glue grows memory through this method and treats a throw as "no memory"
+    Object.defineProperty(memory, 'grow', {
+      configurable: true,
+      value: /** @param {number} pages */ function (pages) {
+        if (memory.buffer.byteLength + pages * pageBytes > engine.capBytes) {
+          engine.capHit = true
+          throw new RangeError('the isolate reached its memory cap')
+        }
+        return grow.call(memory, pages)
+      },
+    })
+    this.module = module
+    this.memory = memory
+    this.baseBytes = memory.buffer.byteLength
+    this.broken = false
+  }
+
+  /** @returns {import('quickjs-emscripten').QuickJSWASMModule} */
+  get quickjs() {
+    if (!this.module) throw new Error('the QuickJS instance is not loaded')
+    return this.module
+  }
+
+  /** @param {number} memoryBytes */
+  beginRun(memoryBytes) {
+    this.capBytes = this.baseBytes + memoryBytes
+    this.capHit = false
+  }
+
+  /** @returns {boolean} whether this run reached its memory cap */
+  overCap() {
+    return this.capHit || (this.memory !== undefined && this.memory.buffer.byteLength > this.capBytes)
+  }
+
+  /** @returns {boolean} whether the instance must be replaced before the next run */
+  needsRecycle() {
+    return this.broken || this.memory === undefined || this.memory.buffer.byteLength > this.baseBytes
+  }
+}

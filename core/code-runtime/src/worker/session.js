@@ -1,0 +1,244 @@
+// @ts-check
+/**
+ * One run inside the worker, synchronous from start to verdict. The worker's
+ * event loop is never entered meanwhile: while the program waits on sub-calls
+ * the thread blocks in `Atomics.wait` and takes the host's answers with
+ * `receiveMessageOnPort`, so a result is handled microseconds after it is
+ * posted, and a cancellation (the host writes the run id into the `cancel`
+ * word and notifies) wakes it just as fast. While the program computes,
+ * QuickJS polls `shouldInterrupt`, which reads the same word and the deadline.
+ */
+import { receiveMessageOnPort } from 'node:worker_threads'
+import { Isolate } from './isolate.js'
+import { LogBuffer } from './logs.js'
+import { compileProgram, lineFromStack, programFile } from './transpile.js'
+
+// slots of the control words: ctlSlots in ../protocol.ts
+const SEQ = 0
+const CANCEL = 1
+
+/**
+ * @typedef {import('../protocol.js').RunMessage} RunMessage
+ * @typedef {import('../protocol.js').WorkerOutcome} WorkerOutcome
+ * @typedef {import('../protocol.js').HostMessage} HostMessage
+ * @typedef {import('quickjs-emscripten').QuickJSHandle} QuickJSHandle
+ * @typedef {import('quickjs-emscripten').QuickJSDeferredPromise} Deferred
+ * @typedef {import('./engine.js').Engine} Engine
+ */
+
+export class Session {
+  /**
+   * @param {Engine} engine
+   * @param {RunMessage} request
+   * @param {import('node:worker_threads').MessagePort} port
+   * @param {Int32Array} ctl
+   */
+  constructor(engine, request, port, ctl) {
+    this.engine = engine
+    this.request = request
+    this.port = port
+    this.ctl = ctl
+    this.logs = new LogBuffer(request.limits.maxLogBytes)
+    /** @type {Map<number, Deferred>} sub-calls posted and not yet answered */
+    this.pending = new Map()
+    this.calls = 0
+    /** @type {'cancelled' | 'deadline' | undefined} */
+    this.stopped = undefined
+    /** @type {Isolate | undefined} */
+    this.isolate = undefined
+  }
+
+  /** @returns {{ outcome: WorkerOutcome, logs: string }} */
+  run() {
+    const outcome = this.execute()
+    return { outcome, logs: this.logs.text() }
+  }
+
+  /** @returns {WorkerOutcome} */
+  execute() {
+    const { code, limits, tools } = this.request
+    const compiled = compileProgram(code)
+    if (!compiled.ok) return { ok: false, code: 'SYNTAX', message: compiled.message, line: compiled.line }
+    this.engine.beginRun(limits.memoryBytes)
+    try {
+      this.isolate = new Isolate(this.engine.quickjs, tools, limits, {
+        call: (tool, json) => this.call(tool, json),
+        log: line => this.logs.append(line),
+        shouldInterrupt: () => this.shouldInterrupt(),
+      })
+      return this.drive(this.isolate, compiled.js)
+    } catch (error) {
+      // a failure on the host side of the FFI (the wasm stack overflowed, say)
+      // may leave the instance inconsistent: never reuse it
+      this.engine.broken = true
+      return this.stopOutcome() ?? hostFailure(error)
+    } finally {
+      this.release()
+    }
+  }
+
+  /**
+   * @param {Isolate} isolate
+   * @param {string} js
+   * @returns {WorkerOutcome}
+   */
+  drive(isolate, js) {
+    const started = isolate.start(js, programFile)
+    // the wrapper's body runs only when called, so failing here means failing to compile
+    if (started.error) return this.fromThrown(started.error, true)
+    const promise = started.value
+    try {
+      for (;;) {
+        const jobs = isolate.rt.executePendingJobs()
+        if (jobs.error) return this.fromThrown(jobs.error, false)
+        const stop = this.stopOutcome()
+        if (stop) return stop
+        const state = isolate.vm.getPromiseState(promise)
+        if (state.type === 'fulfilled') {
+          return state.notAPromise ? this.fromValue(state.value) : state.value.consume(v => this.fromValue(v))
+        }
+        if (state.type === 'rejected') return this.fromThrown(state.error, false)
+        // no timers exist in the isolate: with no sub-call in flight, nothing can ever settle it
+        if (this.pending.size === 0) {
+          return { ok: false, code: 'THREW', message: 'the program awaits a promise that nothing can settle (no sub-call is in flight)' }
+        }
+        this.waitForHost()
+      }
+    } finally {
+      if (promise.alive) promise.dispose()
+    }
+  }
+
+  /** Block until the host answers, cancels, or the deadline passes; handle what came. */
+  waitForHost() {
+    for (;;) {
+      const seen = Atomics.load(this.ctl, SEQ)
+      let received = false
+      for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+        received = true
+        this.onHostMessage(/** @type {HostMessage} */ (m.message))
+      }
+      if (received || this.shouldInterrupt()) return
+      Atomics.wait(this.ctl, SEQ, seen, Math.max(1, this.request.deadline - Date.now()))
+    }
+  }
+
+  /** @param {HostMessage} message */
+  onHostMessage(message) {
+    // the host sends a run only to an idle worker: during a run, only results come
+    if (message.t !== 'result' || message.run !== this.request.run || !this.isolate) return
+    const deferred = this.pending.get(message.call)
+    if (!deferred) return
+    this.pending.delete(message.call)
+    const isolate = this.isolate
+    if (message.ok) {
+      const parsed = isolate.parse(message.json)
+      if (parsed.error) parsed.error.consume(deferred.reject)
+      else parsed.value.consume(deferred.resolve)
+    } else {
+      isolate.codedError(message.code, message.message).consume(deferred.reject)
+    }
+    deferred.dispose()
+  }
+
+  /**
+   * `tools.<name>(args)` reaching the host side: count, measure, post.
+   * @param {number} tool
+   * @param {string} json
+   * @returns {QuickJSHandle | { error: QuickJSHandle }}
+   */
+  call(tool, json) {
+    const isolate = /** @type {Isolate} */ (this.isolate)
+    const { limits, tools, run } = this.request
+    const name = tools[tool] ?? '?'
+    if (this.calls >= limits.maxSubCalls) {
+      return { error: isolate.codedError('LIMIT', `tools.${name}: more than ${limits.maxSubCalls} sub-calls in one run`) }
+    }
+    const bytes = Buffer.byteLength(json)
+    if (bytes > limits.maxValueBytes) {
+      return {
+        error: isolate.codedError('LIMIT', `tools.${name}: the arguments are ${bytes} bytes, over the limit of ${limits.maxValueBytes}`),
+      }
+    }
+    const call = ++this.calls
+    const deferred = isolate.vm.newPromise()
+    this.pending.set(call, deferred)
+    this.port.postMessage({ t: 'call', run, call, name, json })
+    return deferred.handle
+  }
+
+  /** @returns {boolean} */
+  shouldInterrupt() {
+    if (this.stopped) return true
+    if (Atomics.load(this.ctl, CANCEL) === this.request.run) this.stopped = 'cancelled'
+    else if (Date.now() >= this.request.deadline) this.stopped = 'deadline'
+    return this.stopped !== undefined || this.engine.overCap()
+  }
+
+  /** @returns {WorkerOutcome | undefined} */
+  stopOutcome() {
+    if (this.stopped === 'cancelled') return { ok: false, code: 'INTERRUPTED', message: 'the run was cancelled' }
+    if (this.stopped === 'deadline') return { ok: false, code: 'INTERRUPTED', message: 'the program passed its deadline' }
+    if (this.engine.overCap()) {
+      return { ok: false, code: 'MEMORY', message: `the program used more than its ${this.request.limits.memoryBytes} bytes of memory` }
+    }
+    return undefined
+  }
+
+  /**
+   * @param {QuickJSHandle} value
+   * @returns {WorkerOutcome}
+   */
+  fromValue(value) {
+    const isolate = /** @type {Isolate} */ (this.isolate)
+    const max = this.request.limits.maxValueBytes
+    const encoded = isolate.encode(value, max)
+    if ('error' in encoded) return this.fromThrown(encoded.error, false, 'the return value is not JSON-serializable: ')
+    const bytes = 'json' in encoded ? Buffer.byteLength(encoded.json) : encoded.tooLong
+    if (!('json' in encoded) || bytes > max) {
+      return { ok: false, code: 'LIMIT', message: `the return value is ${'json' in encoded ? '' : 'at least '}${bytes} bytes of JSON, over the limit of ${max}` }
+    }
+    return this.stopOutcome() ?? { ok: true, json: encoded.json }
+  }
+
+  /**
+   * @param {QuickJSHandle} thrown  consumed
+   * @param {boolean} compiling
+   * @param {string} [prefix]
+   * @returns {WorkerOutcome}
+   */
+  fromThrown(thrown, compiling, prefix = '') {
+    const stop = this.stopOutcome()
+    if (stop) {
+      thrown.dispose()
+      return stop
+    }
+    const described = thrown.consume(h => /** @type {Isolate} */ (this.isolate).describe(h))
+    const name = described.name ? `${described.name}${described.code ? ` [${described.code}]` : ''}: ` : ''
+    const line = lineFromStack(this.request.code, described.stack)
+    const code = compiling && described.name === 'SyntaxError' ? 'SYNTAX' : 'THREW'
+    return { ok: false, code, message: `${prefix}${name}${described.message}`, ...(line === undefined ? {} : { line }) }
+  }
+
+  release() {
+    try {
+      for (const deferred of this.pending.values()) deferred.dispose()
+      this.pending.clear()
+      // a broken instance is dropped whole; touching it again could abort the wasm module
+      if (this.isolate && !this.engine.broken) this.isolate.dispose()
+    } catch {
+      this.engine.broken = true
+    }
+  }
+}
+
+/**
+ * @param {unknown} error
+ * @returns {WorkerOutcome}
+ */
+function hostFailure(error) {
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    return { ok: false, code: 'THREW', message: 'InternalError: stack overflow (the program nests too deeply)' }
+  }
+  return { ok: false, code: 'THREW', message: `the code runtime failed: ${error instanceof Error ? error.message : String(error)}` }
+}
