@@ -1,0 +1,3 @@
+export * from './config.js'
+export * from './plugin.js'
+export { Streaks } from './streaks.js'

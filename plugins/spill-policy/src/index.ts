@@ -1,0 +1,5 @@
+export * from './config.js'
+export * from './plugin.js'
+export { headCut, tailCut, preview, type Preview } from './preview.js'
+export { referenceLine, inlineBytes, exceeds } from './spill.js'
+export { spillDir, spillStem } from './spill-file.js'

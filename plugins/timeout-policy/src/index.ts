@@ -1,0 +1,3 @@
+export * from './config.js'
+export * from './deadline.js'
+export * from './plugin.js'
