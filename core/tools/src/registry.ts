@@ -19,6 +19,8 @@ export interface ToolSchema {
 
 export interface ToolEntry {
   def: ToolDefinition
+  /** the frozen `{ name, description, parameters }` projection */
+  schema: ToolSchema
   owner: Context
   /** plugin name of the owner, for messages and inspection */
   ownerName: string
@@ -32,12 +34,23 @@ export interface GuardEntry {
   ownerName: string
 }
 
+const names = new WeakMap<object, string>()
+
+/**
+ * The plugin name of a context: the nearest named plugin up its scope chain
+ * (what `ctx.name` says), cached per scope — `ctx.name` goes through cordis's proxy.
+ */
 export function ownerName(ctx: Context | undefined): string {
-  try {
-    return (ctx as any)?.name ?? 'root'
-  } catch {
-    return 'unknown'
+  const scope = (ctx as any)?.scope
+  if (!scope) return 'root'
+  let name = names.get(scope)
+  if (name === undefined) {
+    let runtime = scope.runtime
+    while (runtime && !runtime.name) runtime = runtime.parent?.scope?.runtime ?? runtime.parent?.runtime
+    name = (runtime?.name as string | undefined) ?? 'root'
+    names.set(scope, name)
   }
+  return name
 }
 
 function visibleTo(scope: ToolScope | undefined, owner: Context): boolean {
@@ -127,7 +140,7 @@ export class Registry {
     const list: ToolSchema[] = []
     for (const entry of this.tools.values()) {
       if (entry.reserved || !visibleTo(scope, entry.owner)) continue
-      list.push(Object.freeze({ name: entry.def.name, description: entry.def.description, parameters: entry.def.parameters }))
+      list.push(entry.schema)
     }
     Object.freeze(list)
     if (!scope) this.schemaCache = list
@@ -138,7 +151,7 @@ export class Registry {
   wireSchemas(scope?: ToolScope): readonly ToolSchema[] {
     if (!scope && this.wireCache) return this.wireCache
     const transport = this.get(RESERVED_TOOL, scope)
-    const projection = transport && Object.freeze({ name: transport.def.name, description: transport.def.description, parameters: transport.def.parameters })
+    const projection = transport?.schema
     let list: readonly ToolSchema[]
     if (this.mode === 'native') list = this.schemas(scope)
     else if (this.mode === 'code') list = Object.freeze(projection ? [projection] : [])

@@ -5,7 +5,7 @@
  * context proxies.
  */
 import { Context, Service } from 'cordis'
-import { KernelError, listenerList } from '@dsh/kernel'
+import { KernelError, listenerList, raw } from '@dsh/kernel'
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
@@ -58,22 +58,25 @@ export class ToolService extends Service {
 
   /** Register a tool, tied to the calling plugin's scope. */
   register(def: ToolDefinition): () => void {
-    return this.add(this.ctx, def, false)
+    // `this` is cordis's proxy: read the caller's context once, then work on the raw service
+    return raw(this).add(this.ctx, def, false)
   }
 
   /** Register the reserved `run_code` transport (code mode only). */
   registerTransport(def: ToolDefinition): () => void {
     if (def?.name !== RESERVED_TOOL) throw new KernelError('INVALID_TOOL', `the transport must be named ${RESERVED_TOOL}`)
-    return this.add(this.ctx, def, true)
+    return raw(this).add(this.ctx, def, true)
   }
 
   private add(owner: Context, def: ToolDefinition, reserved: boolean): () => void {
     const name = ownerName(owner)
-    this.registry.validate(def, name, reserved)
-    return owner.effect(() => {
-      // re-checked inside the effect: a duplicate registered meanwhile must not be replaced
+    // a throw inside the effect leaves nothing behind: cordis records the effect only after it returns.
+    // `owner.scope.effect` is `owner.effect` without the proxy lookup (which builds an Error each time)
+    return owner.scope.effect((() => {
       this.registry.validate(def, name, reserved)
-      const entry: ToolEntry = { def: Object.freeze({ ...def }), owner, ownerName: name, reserved }
+      const frozen = Object.freeze({ ...def })
+      const schema = Object.freeze({ name: frozen.name, description: frozen.description, parameters: frozen.parameters })
+      const entry: ToolEntry = { def: frozen, schema, owner, ownerName: name, reserved }
       const removeTool = this.registry.add(entry)
       let removeSection: (() => void) | undefined
       if (def.prompt) {
@@ -88,14 +91,15 @@ export class ToolService extends Service {
         removeSection?.()
         removeTool()
       }
-    })
+    }) as any) as () => void
   }
 
   /** Add a guard, tied to the calling plugin: `fn(exec)` returns a reason to deny. */
   guard(fn: Guard): () => void {
     if (typeof fn !== 'function') throw new KernelError('INVALID_CONFIG', 'a guard must be a function')
     const owner = this.ctx
-    return owner.effect(() => this.registry.addGuard({ fn, owner, ownerName: ownerName(owner) }))
+    const registry = raw(this).registry
+    return owner.scope.effect((() => registry.addGuard({ fn, owner, ownerName: ownerName(owner) })) as any) as () => void
   }
 
   /** The visible definition of `name` (unchanged by mode). */
