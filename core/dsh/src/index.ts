@@ -1,6 +1,7 @@
 export * from '@dsh/kernel'
 export * from '@dsh/system-prompt'
 export * from '@dsh/tools'
+export * from '@dsh/approval'
 export * from './kernel.js'
 export * from './options.js'
 export { BUNDLED, type LoadedPlugin, type PluginModule } from './plugins.js'

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import { describeError, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
 import { SystemPromptService } from '@dsh/system-prompt'
 import { ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
+import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
 import { checkOptions, type KernelOptions } from './options.js'
 import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin } from './plugins.js'
 
@@ -27,11 +28,14 @@ export interface Kernel {
 }
 
 export async function createKernel(input?: KernelOptions): Promise<Kernel> {
-  const options = checkOptions(input)
+  // a preset fills approval.policy and sandbox.mode where they are not set explicitly
+  const options = applyPreset(checkOptions(input))
+  const approval = resolveApprovalConfig(options.approval)
   const ctx = new Context()
   ctx.plugin(SessionService, { dataDir: resolve(options.dataDir ?? '.dsh') })
   ctx.plugin(SystemPromptService)
   ctx.plugin(ToolService, { mode: options.tools?.mode ?? 'native' })
+  ctx.plugin(ApprovalService, approval)
   await ctx.start()
 
   const loaded: LoadedPlugin[] = []

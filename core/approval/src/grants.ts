@@ -1,0 +1,54 @@
+/**
+ * Session grants. A grant is bound to the exact tool name, the canonical JSON
+ * of the arguments (key order does not matter, every value does) and the
+ * explicit sandbox mode asked for, if any: it approves that call again and
+ * nothing wider.
+ */
+import { canonicalJson, deepFreeze, type JsonObject } from '@dsh/kernel'
+import type { SandboxModeName } from '@dsh/tools'
+
+export interface ApprovalGrant {
+  readonly id: string
+  readonly name: string
+  readonly arguments: Readonly<JsonObject>
+  readonly sandboxMode?: SandboxModeName
+  /** the request whose answer created it */
+  readonly requestId: string
+  readonly callId: string
+  /** ms since the epoch */
+  readonly createdAt: number
+}
+
+/** The identity of a call for grant matching. */
+export function grantKey(name: string, args: JsonObject, sandboxMode: SandboxModeName | undefined): string {
+  return canonicalJson([name, args, sandboxMode ?? null])
+}
+
+export class GrantStore {
+  private byId = new Map<string, ApprovalGrant>()
+  private byKey = new Map<string, string>()
+
+  match(key: string): ApprovalGrant | undefined {
+    const id = this.byKey.get(key)
+    return id === undefined ? undefined : this.byId.get(id)
+  }
+
+  add(key: string, grant: ApprovalGrant): void {
+    const previous = this.byKey.get(key)
+    if (previous !== undefined) this.byId.delete(previous)
+    this.byId.set(grant.id, deepFreeze(grant))
+    this.byKey.set(key, grant.id)
+  }
+
+  remove(id: string): ApprovalGrant | undefined {
+    const grant = this.byId.get(id)
+    if (!grant) return
+    this.byId.delete(id)
+    for (const [key, value] of this.byKey) if (value === id) this.byKey.delete(key)
+    return grant
+  }
+
+  list(): ApprovalGrant[] {
+    return [...this.byId.values()]
+  }
+}

@@ -1,0 +1,6 @@
+export * from './events.js'
+export * from './config.js'
+export * from './presets.js'
+export { grantKey, type ApprovalGrant } from './grants.js'
+export type { PendingApproval } from './pending.js'
+export * from './service.js'
