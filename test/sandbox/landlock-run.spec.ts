@@ -153,13 +153,45 @@ if ($what eq "tcp") {
 print "ok\\n";
 `
 
+// Raw x86_64 syscalls for the metadata filter: prints "ok" or the errno name.
+// Numbers, not libc wrappers, so that each syscall is attacked by itself.
+const META_PROBE = `
+use strict;
+my ($op, $path, $mode) = @ARGV; $mode = oct($mode // "0");
+sub fail { my ($n) = grep { $!{$_} } keys %!; print(($n // "E?") . "\\n"); exit 3 }
+my $AT = -100; my $CREAT = 0101; my $S_IFREG = 0100000;
+my %call = (
+  chmod => sub { syscall(90, $path, $mode) },
+  fchmod => sub { open(my $f, "<", $path) or fail(); syscall(91, fileno($f), $mode) },
+  fchmodat => sub { syscall(268, $AT, $path, $mode) },
+  fchmodat2 => sub { syscall(452, $AT, $path, $mode, 0) },
+  creat => sub { syscall(85, $path, $mode) },
+  open => sub { syscall(2, $path, $CREAT, $mode) },
+  openat => sub { syscall(257, $AT, $path, $CREAT, $mode) },
+  tmpfile => sub { syscall(257, $AT, $path, 020200002, $mode) },
+  mknod => sub { syscall(133, $path, $S_IFREG | $mode, 0) },
+  mknodat => sub { syscall(259, $AT, $path, $S_IFREG | $mode, 0) },
+  chown => sub { syscall(92, $path, 0, 0) },
+  lchown => sub { syscall(94, $path, 0, 0) },
+  fchown => sub { open(my $f, "<", $path) or fail(); syscall(93, fileno($f), 0, 0) },
+  fchownat => sub { syscall(260, $AT, $path, 0, 0, 0) },
+  openat2 => sub { my $how = pack("QQQ", $CREAT | 1, $mode, 0); syscall(437, $AT, $path, $how, 24) },
+);
+my $r = $call{$op}->();
+$r == -1 and fail();
+print "ok\\n";
+`
+
 describe.skipIf(!built.probe)('landlock-run', () => {
   let tools: string
   let netProbe: string
+  let metaProbe: string
   beforeAll(() => {
     tools = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-landlock-tools-'))
     netProbe = path.join(tools, 'net-probe.pl')
     fs.writeFileSync(netProbe, NET_PROBE)
+    metaProbe = path.join(tools, 'meta-probe.pl')
+    fs.writeFileSync(metaProbe, META_PROBE)
   })
   afterAll(() => fs.rmSync(tools, { recursive: true, force: true }))
 
@@ -324,6 +356,76 @@ describe.skipIf(!built.probe)('landlock-run', () => {
     })
   })
 
+  describe.skipIf(process.arch !== 'x64')('metadata filter (always on)', () => {
+    const meta = (rules: string[], ...args: string[]) =>
+      run([...BASE, '--ro', tools, ...rules, '--', '/usr/bin/perl', metaProbe, ...args])
+    const modeOf = (file: string) => fs.statSync(file).mode & 0o7777
+
+    it('refuses the setuid and setgid bits through every chmod syscall, in an rw root and under a ro rule', async () => {
+      const [rw, out] = [tmp(), tmp()]
+      for (const d of [rw, out]) fs.copyFileSync('/bin/true', path.join(d, 't'))
+      for (const d of [rw, out]) fs.chmodSync(path.join(d, 't'), 0o755)
+      for (const op of ['chmod', 'fchmod', 'fchmodat', 'fchmodat2'])
+        for (const mode of ['4755', '2755', '6755', '4000'])
+          for (const d of [rw, out]) {
+            // --ro: Landlock lets fchmod's fd open, and never controls chmod itself
+            const r = await meta(['--rw', rw, '--ro', out], op, path.join(d, 't'), mode)
+            expect(r.stdout, `${op} ${mode} ${d === rw ? 'rw' : 'ro'}`).toBe('EPERM\n')
+            expect(modeOf(path.join(d, 't'))).toBe(0o755)
+          }
+      // the control: ordinary permission bits still change inside the rw root
+      expect((await meta(['--rw', rw], 'fchmodat2', path.join(rw, 't'), '700')).stdout).toBe('ok\n')
+      expect(modeOf(path.join(rw, 't'))).toBe(0o700)
+    })
+
+    it('the shell way (chmod u+s, g+s) is refused too, also outside every rule', async () => {
+      const [rw, out] = [tmp(), tmp()]
+      for (const d of [rw, out]) fs.copyFileSync('/bin/true', path.join(d, 't'))
+      for (const d of [rw, out]) fs.chmodSync(path.join(d, 't'), 0o755)
+      const r = await sh(['--rw', rw], `chmod u+s ${rw}/t; chmod g+s ${rw}/t; chmod 4755 ${rw}/t; chmod 4755 ${out}/t`)
+      expect(r.stderr.match(/Operation not permitted/g)).toHaveLength(4)
+      for (const d of [rw, out]) expect(modeOf(path.join(d, 't'))).toBe(0o755)
+    })
+
+    it('refuses creating a setuid or setgid file (open, openat, creat, O_TMPFILE, mknod, mknodat)', async () => {
+      const rw = tmp()
+      for (const op of ['open', 'openat', 'creat', 'mknod', 'mknodat'])
+        for (const mode of ['4755', '2755']) {
+          const r = await meta(['--rw', rw], op, path.join(rw, `${op}-${mode}`), mode)
+          expect(r.stdout, `${op} ${mode}`).toBe('EPERM\n')
+        }
+      expect((await meta(['--rw', rw], 'tmpfile', rw, '4755')).stdout).toBe('EPERM\n')
+      expect(fs.readdirSync(rw)).toEqual([])
+      // the control: the same calls without the bits create files
+      for (const op of ['open', 'openat', 'creat', 'mknodat'])
+        expect((await meta(['--rw', rw], op, path.join(rw, op), '755')).stdout, op).toBe('ok\n')
+      expect(fs.readdirSync(rw).sort()).toEqual(['creat', 'mknodat', 'open', 'openat'])
+      for (const f of fs.readdirSync(rw)) expect(modeOf(path.join(rw, f)) & 0o6000).toBe(0)
+    })
+
+    it('refuses chown in every form, even to the owner the file already has', async () => {
+      const rw = tmp()
+      fs.writeFileSync(path.join(rw, 'f'), 'x')
+      fs.symlinkSync('f', path.join(rw, 'l'))
+      const before = fs.lstatSync(path.join(rw, 'f'))
+      for (const op of ['chown', 'lchown', 'fchown', 'fchownat'])
+        expect((await meta(['--rw', rw], op, path.join(rw, op === 'lchown' ? 'l' : 'f'))).stdout, op).toBe('EPERM\n')
+      const r = await sh(['--rw', rw], `chgrp 0 ${rw}/f; chown 0:0 ${rw}/f`)
+      expect(r.stderr.match(/Operation not permitted/g)).toHaveLength(2)
+      const after = fs.lstatSync(path.join(rw, 'f'))
+      expect([after.uid, after.gid, after.ctimeMs]).toEqual([before.uid, before.gid, before.ctimeMs])
+    })
+
+    it('openat2 reports ENOSYS (its mode sits in a struct seccomp cannot read); outside it works', async () => {
+      const rw = tmp()
+      expect((await meta(['--rw', rw], 'openat2', path.join(rw, 'x'), '4755')).stdout).toBe('ENOSYS\n')
+      expect((await meta(['--rw', rw], 'openat2', path.join(rw, 'y'), '644')).stdout).toBe('ENOSYS\n')
+      expect(fs.readdirSync(rw)).toEqual([])
+      const bare = spawnSync('/usr/bin/perl', [metaProbe, 'openat2', path.join(rw, 'z'), '644'], { encoding: 'utf8' })
+      expect(bare.stdout).toBe('ok\n')
+    })
+  })
+
   describe('privileges', () => {
     it('runs with no capabilities at all and no_new_privs set', async () => {
       const r = await sh([], 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status')
@@ -412,9 +514,12 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect((await perl([], 'socket', 'netlink')).stdout).toBe('ok\n') // the control
     })
 
-    it('--no-net denies io_uring, which would bypass the socket filter', async () => {
+    it('io_uring is denied with and without --no-net (it would bypass both filters)', async () => {
       expect((await perl(['--no-net'], 'io_uring')).stdout).toBe('ENOSYS\n')
-      expect((await perl([], 'io_uring')).stdout).toBe('EFAULT\n') // reached the kernel
+      expect((await perl([], 'io_uring')).stdout).toBe('ENOSYS\n')
+      // the control: outside the launcher the same call reaches the kernel
+      const bare = spawnSync('/usr/bin/perl', [netProbe, 'io_uring'], { encoding: 'utf8' })
+      expect(bare.stdout).toBe('EFAULT\n')
     })
 
     it.skipIf(abi < 6)('an abstract unix socket outside is unreachable, with or without --no-net', async () => {
@@ -460,7 +565,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       }
     })
 
-    it('--no-net kills a foreign-architecture (int 0x80) syscall', async (ctx) => {
+    it('a foreign-architecture (int 0x80) syscall is killed, with or without --no-net', async (ctx) => {
       const work = tmp()
       const src = path.join(work, 'int80.c')
       fs.writeFileSync(
@@ -469,10 +574,12 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       )
       const cc = spawnSync('cc', ['-O0', '-o', path.join(work, 'int80'), src], { encoding: 'utf8' })
       if (process.arch !== 'x64' || cc.status !== 0) return ctx.skip('needs x86_64 and a C compiler')
-      const plain = await run([...BASE, '--ro', work, '--', path.join(work, 'int80')])
-      if (plain.code !== 0) return ctx.skip('kernel has no 32-bit syscall entry')
-      const filtered = await run([...BASE, '--ro', work, '--no-net', '--', path.join(work, 'int80')])
-      expect(filtered.code).toBe(128 + os.constants.signals.SIGSYS)
+      // the control runs outside the launcher: the kernel has a 32-bit entry
+      if (spawnSync(path.join(work, 'int80')).status !== 0) return ctx.skip('kernel has no 32-bit syscall entry')
+      for (const flags of [[], ['--no-net']]) {
+        const r = await run([...BASE, '--ro', work, ...flags, '--', path.join(work, 'int80')])
+        expect(r.code, flags.join(' ') || 'always').toBe(128 + os.constants.signals.SIGSYS)
+      }
     })
   })
 
