@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '@dsh/kernel'
 import { approvalEvents, canMountTmpfs, fillUp, onDisk, setup, smallDisk, type Setup } from './helpers.js'
@@ -71,7 +73,7 @@ describe('log-first', () => {
 
   describe.skipIf(!canMountTmpfs)('on a full disk (a real 16 KiB tmpfs)', () => {
     it('denies when approval/asked hits ENOSPC, and never consults the listener', async () => {
-      const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'dsh-approval-disk-'))
+      const dir = mkdtempSync(join(tmpdir(), 'dsh-approval-disk-'))
       const disk = smallDisk(dir)
       try {
         s = await setup({}, { sessionDir: disk.dir })
@@ -88,12 +90,12 @@ describe('log-first', () => {
         await s?.cleanup()
         s = undefined
         disk.unmount()
-        ;(await import('node:fs')).rmSync(dir, { recursive: true, force: true })
+        rmSync(dir, { recursive: true, force: true })
       }
     })
 
     it('denies an approval whose approval/decided hits ENOSPC, and creates no grant', async () => {
-      const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'dsh-approval-disk-'))
+      const dir = mkdtempSync(join(tmpdir(), 'dsh-approval-disk-'))
       const disk = smallDisk(dir)
       try {
         s = await setup({}, { sessionDir: disk.dir })
@@ -117,7 +119,7 @@ describe('log-first', () => {
         await s?.cleanup()
         s = undefined
         disk.unmount()
-        ;(await import('node:fs')).rmSync(dir, { recursive: true, force: true })
+        rmSync(dir, { recursive: true, force: true })
       }
     })
   })
