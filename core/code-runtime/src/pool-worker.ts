@@ -27,6 +27,8 @@ export interface PoolEvents {
 
 export class PoolWorker implements RunHost {
   state: WorkerState = 'starting'
+  /** when the worker last became idle: the pool hands runs to the longest idle, whose next isolate is ready */
+  idleSince = 0
   /** why the worker failed to start, once `state` is `failed` */
   failure = ''
   /** settles once the worker is first ready, or has failed */
@@ -105,6 +107,7 @@ export class PoolWorker implements RunHost {
       case 'ready':
         this.startFailures = 0
         this.state = 'idle'
+        this.idleSince = performance.now()
         this.markWarm()
         this.events.idle(this)
         return
@@ -115,6 +118,7 @@ export class PoolWorker implements RunHost {
         const run = this.run
         this.run = undefined
         this.state = message.recycling ? 'starting' : 'idle'
+        this.idleSince = performance.now()
         if (run?.id === message.run) run.onDone(message)
         if (this.state === 'idle') this.events.idle(this)
         return

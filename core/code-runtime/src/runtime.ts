@@ -60,7 +60,8 @@ export class CodeRuntime {
 
   private schedule(): void {
     while (this.queue.length > 0 && !this.disposing) {
-      const worker = this.workers.find(w => w.state === 'idle')
+      let worker: PoolWorker | undefined
+      for (const w of this.workers) if (w.state === 'idle' && (!worker || w.idleSince < worker.idleSince)) worker = w
       if (!worker) {
         if (this.workers.every(w => w.state === 'failed')) this.failAll()
         return

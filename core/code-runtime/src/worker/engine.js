@@ -16,6 +16,7 @@
  * instance that a host-side failure may have left inconsistent (`broken`).
  */
 import { newQuickJSWASMModule } from 'quickjs-emscripten'
+import { Isolate } from './isolate.js'
 
 const pageBytes = 65536
 
@@ -31,11 +32,14 @@ export class Engine {
     this.capBytes = Number.POSITIVE_INFINITY
     this.capHit = false
     this.broken = false
+    /** @type {Isolate | undefined} the next run's isolate, made while idle */
+    this.spare = undefined
   }
 
   async load() {
     this.module = undefined
     this.memory = undefined
+    this.spare = undefined
     const module = await newQuickJSWASMModule()
     const memory = module.getWasmMemory()
     const grow = memory.grow
@@ -61,6 +65,23 @@ export class Engine {
   get quickjs() {
     if (!this.module) throw new Error('the QuickJS instance is not loaded')
     return this.module
+  }
+
+  /** @returns {Isolate} a fresh isolate for a run: the spare if there is one */
+  takeIsolate() {
+    const isolate = this.spare ?? new Isolate(this.quickjs)
+    this.spare = undefined
+    return isolate
+  }
+
+  /** Make the next run's isolate now, while nothing waits on this worker. */
+  prepare() {
+    if (this.spare || !this.module || this.broken) return
+    try {
+      this.spare = new Isolate(this.module)
+    } catch {
+      this.broken = true
+    }
   }
 
   /** @param {number} memoryBytes */

@@ -1,17 +1,17 @@
 // @ts-check
 /**
- * A fresh QuickJS runtime and context for one run, with the prelude installed
- * and the handles the worker needs to talk to it. Nothing outlives `dispose()`:
- * no state can leak from one run into the next.
+ * A fresh QuickJS runtime and context for one run. It is made ahead of time
+ * (runtime, context and prelude cost about a millisecond, which the worker
+ * spends while idle) and opened for its run with the run's tools and limits.
+ * Nothing outlives `dispose()`: no state can leak from one run into the next.
  *
- * No module loader is set, so `import()` rejects; no std/os module exists in
- * this build, so the context holds standard ECMAScript, `tools` and `console`
- * and nothing else.
+ * No module loader is set, so `import()` rejects; this build has no std/os
+ * module, so the context holds standard ECMAScript, `tools` and `console`.
  */
 import { preludeSource } from './prelude.js'
 
 /**
- * QuickJS's own stack limit, measured by the wasm shadow stack. The wasm frames
+ * QuickJS's own stack limit, measured on the wasm shadow stack. The wasm frames
  * themselves use the worker thread's native stack (8 MiB, see pool-worker.ts):
  * at this size QuickJS reports "stack overflow" well before V8 would, even in
  * the C recursions (JSON, Proxy chains) where native frames are largest.
@@ -20,39 +20,33 @@ export const maxStackBytes = 384 * 1024
 
 /**
  * @typedef {import('quickjs-emscripten').QuickJSContext} QuickJSContext
- * @typedef {import('quickjs-emscripten').QuickJSRuntime} QuickJSRuntime
  * @typedef {import('quickjs-emscripten').QuickJSHandle} QuickJSHandle
  * @typedef {import('quickjs-emscripten').QuickJSWASMModule} QuickJSWASMModule
  * @typedef {import('../limits.js').CodeLimits} CodeLimits
  *
  * @typedef {object} IsolateHost
- * @property {(tool: number, json: string) => QuickJSHandle | { error: QuickJSHandle }} call
- *   a `tools.<name>(args)` call: a promise handle, or an error to throw
  * @property {(line: string) => boolean} log  append a console line; `true` once the log is full
  * @property {() => boolean} shouldInterrupt  polled by QuickJS while the program runs
  */
 
 export class Isolate {
-  /**
-   * @param {QuickJSWASMModule} module
-   * @param {readonly string[]} tools
-   * @param {CodeLimits} limits
-   * @param {IsolateHost} host
-   */
-  constructor(module, tools, limits, host) {
+  /** @param {QuickJSWASMModule} module */
+  constructor(module) {
     /** @type {QuickJSHandle[]} */
     this.owned = []
+    /** @type {(line: string) => boolean} where console lines go during the run */
+    this.log = () => true
     this.rt = module.newRuntime()
-    this.rt.setMemoryLimit(limits.memoryBytes)
     this.rt.setMaxStackSize(maxStackBytes)
-    this.rt.setInterruptHandler(host.shouldInterrupt)
     /** @type {QuickJSContext} */
     this.vm = this.rt.newContext()
     try {
-      const helpers = this.install(tools, limits, host)
-      this.encodeFn = this.own(this.vm.getProp(helpers, 'encode'))
-      this.describeFn = this.own(this.vm.getProp(helpers, 'describe'))
-      this.parseFn = this.own(this.vm.getProp(helpers, 'parse'))
+      const vm = this.vm
+      const setup = this.own(vm.unwrapResult(vm.evalCode(preludeSource, 'prelude.js', { strict: true })))
+      const hostLog = this.own(vm.newFunction('log', line => (this.log(vm.getString(line)) ? vm.true : vm.false)))
+      const helpers = this.own(vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostLog)))
+      /** @type {QuickJSHandle[]} install, take, settle, encode, describe */
+      this.helpers = [0, 1, 2, 3, 4].map(i => this.own(vm.getProp(helpers, i)))
     } catch (error) {
       this.dispose()
       throw error
@@ -60,33 +54,30 @@ export class Isolate {
   }
 
   /**
-   * Evaluate the prelude with the host functions; returns its helpers object.
+   * Install `tools` for this run and apply its limits.
    * @param {readonly string[]} tools
    * @param {CodeLimits} limits
    * @param {IsolateHost} host
+   */
+  open(tools, limits, host) {
+    const vm = this.vm
+    this.rt.setMemoryLimit(limits.memoryBytes)
+    this.rt.setInterruptHandler(host.shouldInterrupt)
+    this.log = host.log
+    const args = [vm.newString(JSON.stringify(tools)), vm.newNumber(limits.maxValueBytes), vm.newNumber(limits.maxLogBytes)]
+    try {
+      vm.unwrapResult(vm.callFunction(this.helper(0), vm.undefined, args)).dispose()
+    } finally {
+      for (const arg of args) arg.dispose()
+    }
+  }
+
+  /**
+   * @param {number} index
    * @returns {QuickJSHandle}
    */
-  install(tools, limits, host) {
-    const vm = this.vm
-
-    const hostCall = this.own(vm.newFunction('call', (tool, json) => host.call(vm.getNumber(tool), vm.getString(json))))
-    const hostLog = this.own(vm.newFunction('log', line => (host.log(vm.getString(line)) ? vm.true : vm.false)))
-    const names = this.own(vm.newArray())
-    tools.forEach((name, i) => vm.newString(name).consume(h => vm.setProp(names, i, h)))
-    const prelude = this.own(vm.unwrapResult(vm.evalCode(preludeSource, 'prelude.js', { strict: true })))
-    return this.own(
-      vm.unwrapResult(
-        vm.callFunction(
-          prelude,
-          vm.undefined,
-          hostCall,
-          hostLog,
-          names,
-          this.own(vm.newNumber(limits.maxValueBytes)),
-          this.own(vm.newNumber(limits.maxLogBytes)),
-        ),
-      ),
-    )
+  helper(index) {
+    return /** @type {QuickJSHandle} */ (this.helpers[index])
   }
 
   /**
@@ -108,14 +99,34 @@ export class Isolate {
     return this.vm.evalCode(js, file)
   }
 
+  /** @returns {string} the sub-calls requested since the last take (see prelude.js); '' when interrupted */
+  take() {
+    const result = this.vm.callFunction(this.helper(1), this.vm.undefined)
+    if (result.error) {
+      result.error.dispose()
+      return ''
+    }
+    return result.value.consume(h => this.vm.getString(h))
+  }
+
   /**
-   * The return value as JSON text, or a description of why it has none.
+   * Settle sub-call promises (see prelude.js); fails only when interrupted.
+   * @param {string} json
+   */
+  settle(json) {
+    const result = this.vm.newString(json).consume(h => this.vm.callFunction(this.helper(2), this.vm.undefined, h))
+    if (result.error) result.error.dispose()
+    else result.value.dispose()
+  }
+
+  /**
+   * The return value as JSON text, or why it has none.
    * @param {QuickJSHandle} value
    * @param {number} maxChars
    * @returns {{ json: string } | { tooLong: number } | { error: QuickJSHandle }}
    */
   encode(value, maxChars) {
-    const result = this.vm.callFunction(this.encodeFn, this.vm.undefined, value)
+    const result = this.vm.callFunction(this.helper(3), this.vm.undefined, value)
     if (result.error) return { error: result.error }
     return result.value.consume(json => {
       // look at the length before copying the text out of the isolate
@@ -125,38 +136,16 @@ export class Isolate {
   }
 
   /**
-   * What a thrown value says about itself, read inside the isolate.
    * @param {QuickJSHandle} thrown
    * @returns {{ name?: string, message: string, code?: string, stack?: string }}
    */
   describe(thrown) {
-    const result = this.vm.callFunction(this.describeFn, this.vm.undefined, thrown)
+    const result = this.vm.callFunction(this.helper(4), this.vm.undefined, thrown)
     if (result.error) {
       result.error.dispose()
       return { message: 'the program threw a value that cannot be printed' }
     }
     return JSON.parse(result.value.consume(h => this.vm.getString(h)))
-  }
-
-  /**
-   * A fresh value parsed from JSON text inside the isolate: a sub-call result
-   * never shares an object with the host, and `__proto__` keys stay plain data.
-   * @param {string} json
-   */
-  parse(json) {
-    return this.vm.newString(json).consume(h => this.vm.callFunction(this.parseFn, this.vm.undefined, h))
-  }
-
-  /**
-   * An `Error` whose `code` and `message` are the host's.
-   * @param {string} code
-   * @param {string} message
-   * @returns {QuickJSHandle}
-   */
-  codedError(code, message) {
-    const error = this.vm.newError({ name: 'Error', message })
-    this.vm.newString(code).consume(h => this.vm.setProp(error, 'code', h))
-    return error
   }
 
   dispose() {

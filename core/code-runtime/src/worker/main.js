@@ -1,13 +1,14 @@
 // @ts-check
 /**
  * Entry of a runtime worker thread. Warms up (QuickJS instance loaded, the
- * transpiler and the run path exercised once), says `ready`, then runs one
- * program per `run` message. Plain JavaScript, type-checked through JSDoc, so
- * that the thread can load it unbuilt from `src` as well as from `lib`.
+ * transpiler and the run path exercised), says `ready`, then runs one program
+ * per `run` message. Plain JavaScript, type-checked through JSDoc, so that the
+ * thread can load it unbuilt from `src` as well as from `lib`.
  */
 import { workerData } from 'node:worker_threads'
 import { Engine } from './engine.js'
 import { Session } from './session.js'
+import { compileProgram } from './transpile.js'
 
 /**
  * @typedef {import('../protocol.js').WorkerData} WorkerData
@@ -19,6 +20,8 @@ import { Session } from './session.js'
 const { ctl: ctlBuffer, port } = /** @type {WorkerData} */ (workerData)
 const ctl = new Int32Array(ctlBuffer)
 const engine = new Engine()
+/** @type {Promise<void> | undefined} a QuickJS instance being (re)loaded */
+let loading
 
 /** @param {WorkerMessage} message */
 const post = message => port.postMessage(message)
@@ -28,40 +31,68 @@ const fatal = error => post({ t: 'fatal', message: error instanceof Error ? erro
 
 port.on('message', (/** @type {HostMessage} */ message) => {
   // results that arrive after their run ended are dropped here
-  if (message.t === 'run') onRun(message)
+  if (message.t !== 'run') return
+  if (loading) loading.then(() => onRun(message), fatal)
+  else onRun(message)
 })
 
 /** @param {RunMessage} request */
 function onRun(request) {
-  const { outcome, logs } = new Session(engine, request, port, ctl).run()
+  const session = new Session(engine, request, port, ctl)
+  const { outcome, logs } = session.run()
   const recycling = engine.needsRecycle()
   post({ t: 'done', run: request.run, outcome, logs, recycling })
-  if (recycling) engine.load().then(() => post({ t: 'ready' }), fatal)
+  session.release()
+  if (recycling) {
+    reload(() => post({ t: 'ready' }))
+  } else if (engine.broken) {
+    // freeing the isolate failed: the host already counts this worker idle, so a run may wait on the reload
+    reload(() => {})
+  } else {
+    engine.prepare()
+  }
+}
+
+/** @param {() => void} then */
+function reload(then) {
+  loading = engine.load().then(() => {
+    loading = undefined
+    engine.prepare()
+    then()
+  })
+  loading.catch(fatal)
 }
 
 /**
- * Run a small typed program through the whole path once, so that the first
- * real run finds the JIT warm. Uses a run id the host never hands out.
+ * Exercise the whole path before saying `ready`, so that the first real run
+ * finds sucrase and the bridge code compiled by the JIT. Uses a run id the host
+ * never hands out.
  */
 function warmUp() {
-  const limits = {
-    timeoutMs: 5000,
-    memoryBytes: 16 * 1024 * 1024,
-    maxSubCalls: 1,
-    maxParallelSubCalls: 1,
-    maxValueBytes: 1024,
-    maxLogBytes: 1024,
-  }
-  const code = 'interface P { x: number }\nconst p: P = { x: 1 }\nconsole.log(p)\nreturn [p.x as number, typeof tools]'
-  for (let i = 0; i < 3; i++) {
-    new Session(engine, { t: 'run', run: -1, code, tools: [], limits, deadline: Date.now() + 5000 }, port, ctl).run()
+  const code = [
+    'interface Entry { path: string; size?: number }',
+    'type Listing = { entries: Entry[] }',
+    'enum Kind { File, Dir }',
+    'const list = { entries: [{ path: "a", size: 1 }] } as Listing',
+    'const big: Entry[] = list.entries.filter((e: Entry) => (e.size ?? 0) > 0)',
+    'console.log(big.length, Kind.File)',
+    'return big.map(e => e.path)',
+  ].join('\n')
+  for (let i = 0; i < 300; i++) compileProgram(`${code}\n// ${i}`)
+  const limits = { timeoutMs: 5000, memoryBytes: 16 << 20, maxSubCalls: 1, maxParallelSubCalls: 1, maxValueBytes: 1024, maxLogBytes: 1024 }
+  for (let i = 0; i < 20; i++) {
+    const session = new Session(engine, { t: 'run', run: -1, code, tools: [], limits, deadline: Date.now() + 5000 }, port, ctl)
+    session.run()
+    session.release()
   }
 }
 
-engine
-  .load()
-  .then(() => {
-    warmUp()
-    return engine.needsRecycle() ? engine.load() : undefined
-  })
-  .then(() => post({ t: 'ready' }), fatal)
+loading = engine.load().then(() => {
+  warmUp()
+  return engine.needsRecycle() ? engine.load() : undefined
+})
+loading.then(() => {
+  loading = undefined
+  engine.prepare()
+  post({ t: 'ready' })
+}, fatal)

@@ -1,44 +1,37 @@
 // @ts-check
 /**
- * Source evaluated in every fresh QuickJS context before the program. It
- * installs the only two things the program gets beyond standard ECMAScript —
- * `tools` and `console` — and hands the worker private helpers that captured
- * the intrinsics they need before the program could replace them.
+ * Source evaluated in every fresh QuickJS context before any program. It
+ * captures the intrinsics it needs while they are still pristine and returns
+ * `setup(hostLog)`, called while the isolate is made ahead of its run. That
+ * installs `console` and returns the worker's private helpers:
  *
- * Called with (hostCall, hostLog, names, maxValueChars, maxLogChars); returns
- * `{ encode, describe, parse }`.
+ * - `install(namesJson, maxValueChars, maxLogChars)`: installs `tools` for the
+ *   run and sets its limits — with `console`, the only things a program gets
+ *   beyond standard ECMAScript;
+ * - `take()`: the sub-calls requested since the last take, as text records
+ *   `<id>,<tool index>,<length>:<arguments JSON>` (no host call per sub-call:
+ *   crossing the FFI is what costs, so the worker drains them once per pump);
+ * - `settle(json)`: `[[id, 1, value] | [id, 0, code, message], …]`, parsed here,
+ *   inside the isolate, so every result is a fresh object and `__proto__` keys
+ *   stay plain data;
+ * - `encode(value)`: the return value as JSON text;
+ * - `describe(thrown)`: what a thrown value says about itself, as JSON text.
  */
-export const preludeSource = String.raw`(function (hostCall, hostLog, names, maxValueChars, maxLogChars) {
+export const preludeSource = String.raw`(function () {
   'use strict';
   const stringify = JSON.stringify, parse = JSON.parse;
   const create = Object.create, defineProperty = Object.defineProperty, freeze = Object.freeze;
-  const ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String;
+  const PromiseCtor = Promise, ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String;
 
   const coded = (code, message) => {
     const error = new ErrorCtor(message);
     defineProperty(error, 'code', { value: code, writable: true, configurable: true });
     return error;
   };
-
-  // a null-prototype object: tools.toString, tools.__proto__ and friends are undefined
-  const tools = create(null);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    const call = async function (args) {
-      const json = stringify(args === undefined ? {} : args);
-      if (typeof json !== 'string') throw new TypeErrorCtor('tools.' + name + ': the arguments are not JSON');
-      // length in UTF-16 units never exceeds the UTF-8 byte count: over it is surely too big
-      if (json.length > maxValueChars) {
-        throw coded('LIMIT', 'tools.' + name + ': the arguments are over the limit of ' + maxValueChars + ' bytes');
-      }
-      return hostCall(i, json);
-    };
-    defineProperty(call, 'name', { value: name });
-    defineProperty(tools, name, { value: call, enumerable: true });
-  }
-  freeze(tools);
-  defineProperty(globalThis, 'tools', { value: tools, enumerable: false });
-
+  const text = (value, limit) => {
+    const s = typeof value === 'string' ? value : StringCtor(value);
+    return s.length > limit ? s.slice(0, limit) + '…' : s;
+  };
   const show = (value) => {
     try {
       if (typeof value === 'string') return value;
@@ -51,48 +44,92 @@ export const preludeSource = String.raw`(function (hostCall, hostLog, names, max
       return '[unprintable]';
     }
   };
-  let full = false;
-  const log = (...values) => {
-    if (full) return;
-    let line = '';
-    for (let i = 0; i < values.length && line.length <= maxLogChars; i++) line += (i ? ' ' : '') + show(values[i]);
-    // never hand the host more than the log can still take
-    full = hostLog(line.length > maxLogChars ? line.slice(0, maxLogChars) : line);
-  };
-  defineProperty(globalThis, 'console', {
-    value: freeze({ log, info: log, warn: log, error: log, debug: log }),
-    writable: true,
-    configurable: true,
-  });
 
-  const encode = (value) => {
-    if (value === undefined) return 'null';
-    const json = stringify(value);
-    if (json === undefined) throw new TypeErrorCtor('the program returned a ' + typeof value + ', which JSON cannot represent');
-    return json;
-  };
+  return function setup(hostLog) {
+    // null prototypes: no lookup here can reach a setter the program planted on Object.prototype
+    const waiting = create(null);
+    let nextId = 0;
+    let outbox = '';
+    let maxValueChars = 0, maxLogChars = 0;
 
-  const text = (value, limit) => {
-    const s = typeof value === 'string' ? value : StringCtor(value);
-    return s.length > limit ? s.slice(0, limit) + '…' : s;
-  };
-  const describe = (thrown) => {
-    try {
-      if (thrown instanceof ErrorCtor) {
-        const code = thrown.code;
-        return stringify({
-          name: text(thrown.name, 200),
-          message: text(thrown.message, 4000),
-          code: typeof code === 'string' ? text(code, 200) : undefined,
-          stack: typeof thrown.stack === 'string' ? text(thrown.stack, 4000) : undefined,
-        });
+    let full = false;
+    const log = (...values) => {
+      if (full) return;
+      let line = '';
+      for (let i = 0; i < values.length && line.length <= maxLogChars; i++) line += (i ? ' ' : '') + show(values[i]);
+      // never hand the host more than the log can still take
+      full = hostLog(line.length > maxLogChars ? line.slice(0, maxLogChars) : line);
+    };
+    defineProperty(globalThis, 'console', {
+      value: freeze({ log, info: log, warn: log, error: log, debug: log }),
+      writable: true,
+      configurable: true,
+    });
+
+    const install = (namesJson, maxValue, maxLog) => {
+      maxValueChars = maxValue;
+      maxLogChars = maxLog;
+      const names = parse(namesJson);
+      const tools = create(null);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        const call = function (args) {
+          return new PromiseCtor((resolve, reject) => {
+            const json = stringify(args === undefined ? {} : args);
+            if (typeof json !== 'string') throw new TypeErrorCtor('tools.' + name + ': the arguments are not JSON');
+            // UTF-16 length never exceeds the UTF-8 byte count: over it is surely too big
+            if (json.length > maxValueChars) {
+              throw coded('LIMIT', 'tools.' + name + ': the arguments are over the limit of ' + maxValueChars + ' bytes');
+            }
+            const id = ++nextId;
+            waiting[id] = { resolve, reject };
+            outbox += id + ',' + i + ',' + json.length + ':' + json;
+          });
+        };
+        defineProperty(call, 'name', { value: name });
+        defineProperty(tools, name, { value: call, enumerable: true });
       }
-      const json = typeof thrown === 'object' && thrown !== null ? stringify(thrown) : undefined;
-      return stringify({ message: text(json === undefined ? StringCtor(thrown) : json, 4000) });
-    } catch {
-      return stringify({ message: 'the program threw a value that cannot be printed' });
-    }
-  };
+      defineProperty(globalThis, 'tools', { value: freeze(tools) });
+    };
 
-  return freeze({ encode, describe, parse });
-})`
+    const take = () => {
+      const requests = outbox;
+      outbox = '';
+      return requests;
+    };
+    const settle = (json) => {
+      const entries = parse(json);
+      for (let k = 0; k < entries.length; k++) {
+        const entry = entries[k], waiter = waiting[entry[0]];
+        if (waiter === undefined) continue;
+        delete waiting[entry[0]];
+        if (entry[1] === 1) waiter.resolve(entry[2]);
+        else waiter.reject(coded(entry[2], entry[3]));
+      }
+    };
+    const encode = (value) => {
+      if (value === undefined) return 'null';
+      const json = stringify(value);
+      if (json === undefined) throw new TypeErrorCtor('the program returned a ' + typeof value + ', which JSON cannot represent');
+      return json;
+    };
+    const describe = (thrown) => {
+      try {
+        if (thrown instanceof ErrorCtor) {
+          const code = thrown.code;
+          return stringify({
+            name: text(thrown.name, 200),
+            message: text(thrown.message, 4000),
+            code: typeof code === 'string' ? text(code, 200) : undefined,
+            stack: typeof thrown.stack === 'string' ? text(thrown.stack, 4000) : undefined,
+          });
+        }
+        const json = typeof thrown === 'object' && thrown !== null ? stringify(thrown) : undefined;
+        return stringify({ message: text(json === undefined ? StringCtor(thrown) : json, 4000) });
+      } catch {
+        return stringify({ message: 'the program threw a value that cannot be printed' });
+      }
+    };
+    return [install, take, settle, encode, describe];
+  };
+})()`

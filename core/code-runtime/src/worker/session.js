@@ -7,9 +7,11 @@
  * posted, and a cancellation (the host writes the run id into the `cancel`
  * word and notifies) wakes it just as fast. While the program computes,
  * QuickJS polls `shouldInterrupt`, which reads the same word and the deadline.
+ *
+ * The pump: settle what the host answered, run the isolate's jobs, look at the
+ * program's promise, post the sub-calls it requested, wait for the host.
  */
 import { receiveMessageOnPort } from 'node:worker_threads'
-import { Isolate } from './isolate.js'
 import { LogBuffer } from './logs.js'
 import { compileProgram, lineFromStack, programFile } from './transpile.js'
 
@@ -22,8 +24,8 @@ const CANCEL = 1
  * @typedef {import('../protocol.js').WorkerOutcome} WorkerOutcome
  * @typedef {import('../protocol.js').HostMessage} HostMessage
  * @typedef {import('quickjs-emscripten').QuickJSHandle} QuickJSHandle
- * @typedef {import('quickjs-emscripten').QuickJSDeferredPromise} Deferred
  * @typedef {import('./engine.js').Engine} Engine
+ * @typedef {import('./isolate.js').Isolate} Isolate
  */
 
 export class Session {
@@ -39,16 +41,23 @@ export class Session {
     this.port = port
     this.ctl = ctl
     this.logs = new LogBuffer(request.limits.maxLogBytes)
-    /** @type {Map<number, Deferred>} sub-calls posted and not yet answered */
+    /** @type {Map<number, number>} sub-calls posted and not yet answered: host index → isolate id */
     this.pending = new Map()
     this.calls = 0
+    /** @type {string[]} settle entries (see prelude.js) not yet handed to the isolate */
+    this.settlements = []
     /** @type {'cancelled' | 'deadline' | undefined} */
     this.stopped = undefined
     /** @type {Isolate | undefined} */
     this.isolate = undefined
   }
 
-  /** @returns {{ outcome: WorkerOutcome, logs: string }} */
+  /**
+   * Run to a verdict. The isolate is left for `release()`, which the worker
+   * calls after posting the verdict: freeing a runtime takes longer than the
+   * host needs to wait.
+   * @returns {{ outcome: WorkerOutcome, logs: string }}
+   */
   run() {
     const outcome = this.execute()
     return { outcome, logs: this.logs.text() }
@@ -61,19 +70,14 @@ export class Session {
     if (!compiled.ok) return { ok: false, code: 'SYNTAX', message: compiled.message, line: compiled.line }
     this.engine.beginRun(limits.memoryBytes)
     try {
-      this.isolate = new Isolate(this.engine.quickjs, tools, limits, {
-        call: (tool, json) => this.call(tool, json),
-        log: line => this.logs.append(line),
-        shouldInterrupt: () => this.shouldInterrupt(),
-      })
+      this.isolate = this.engine.takeIsolate()
+      this.isolate.open(tools, limits, { log: line => this.logs.append(line), shouldInterrupt: () => this.shouldInterrupt() })
       return this.drive(this.isolate, compiled.js)
     } catch (error) {
       // a failure on the host side of the FFI (the wasm stack overflowed, say)
       // may leave the instance inconsistent: never reuse it
       this.engine.broken = true
       return this.stopOutcome() ?? hostFailure(error)
-    } finally {
-      this.release()
     }
   }
 
@@ -89,6 +93,7 @@ export class Session {
     const promise = started.value
     try {
       for (;;) {
+        if (this.settlements.length > 0) isolate.settle(`[${this.settlements.splice(0).join(',')}]`)
         const jobs = isolate.rt.executePendingJobs()
         if (jobs.error) return this.fromThrown(jobs.error, false)
         const stop = this.stopOutcome()
@@ -98,6 +103,9 @@ export class Session {
           return state.notAPromise ? this.fromValue(state.value) : state.value.consume(v => this.fromValue(v))
         }
         if (state.type === 'rejected') return this.fromThrown(state.error, false)
+        // sub-calls still unsent when the program settles are never sent: the run is over
+        this.dispatch(isolate.take())
+        if (this.settlements.length > 0) continue
         // no timers exist in the isolate: with no sub-call in flight, nothing can ever settle it
         if (this.pending.size === 0) {
           return { ok: false, code: 'THREW', message: 'the program awaits a promise that nothing can settle (no sub-call is in flight)' }
@@ -109,7 +117,40 @@ export class Session {
     }
   }
 
-  /** Block until the host answers, cancels, or the deadline passes; handle what came. */
+  /**
+   * Post the sub-calls the program requested (records from the prelude's
+   * `take`), or refuse them: past `maxSubCalls`, or over `maxValueBytes`.
+   * @param {string} requests
+   */
+  dispatch(requests) {
+    const { limits, tools, run } = this.request
+    for (let pos = 0; pos < requests.length; ) {
+      const comma1 = requests.indexOf(',', pos)
+      const comma2 = requests.indexOf(',', comma1 + 1)
+      const colon = requests.indexOf(':', comma2 + 1)
+      const id = Number(requests.slice(pos, comma1))
+      const name = tools[Number(requests.slice(comma1 + 1, comma2))] ?? '?'
+      const end = colon + 1 + Number(requests.slice(comma2 + 1, colon))
+      const json = requests.slice(colon + 1, end)
+      pos = end
+      const bytes = Buffer.byteLength(json)
+      const refusal =
+        this.calls >= limits.maxSubCalls
+          ? `tools.${name}: more than ${limits.maxSubCalls} sub-calls in one run`
+          : bytes > limits.maxValueBytes
+            ? `tools.${name}: the arguments are ${bytes} bytes, over the limit of ${limits.maxValueBytes}`
+            : undefined
+      if (refusal !== undefined) {
+        this.settlements.push(`[${id},0,"LIMIT",${JSON.stringify(refusal)}]`)
+        continue
+      }
+      const call = ++this.calls
+      this.pending.set(call, id)
+      this.port.postMessage({ t: 'call', run, call, name, json })
+    }
+  }
+
+  /** Block until the host answers, cancels, or the deadline passes; keep what came. */
   waitForHost() {
     for (;;) {
       const seen = Atomics.load(this.ctl, SEQ)
@@ -126,45 +167,14 @@ export class Session {
   /** @param {HostMessage} message */
   onHostMessage(message) {
     // the host sends a run only to an idle worker: during a run, only results come
-    if (message.t !== 'result' || message.run !== this.request.run || !this.isolate) return
-    const deferred = this.pending.get(message.call)
-    if (!deferred) return
+    if (message.t !== 'result' || message.run !== this.request.run) return
+    const id = this.pending.get(message.call)
+    if (id === undefined) return
     this.pending.delete(message.call)
-    const isolate = this.isolate
-    if (message.ok) {
-      const parsed = isolate.parse(message.json)
-      if (parsed.error) parsed.error.consume(deferred.reject)
-      else parsed.value.consume(deferred.resolve)
-    } else {
-      isolate.codedError(message.code, message.message).consume(deferred.reject)
-    }
-    deferred.dispose()
-  }
-
-  /**
-   * `tools.<name>(args)` reaching the host side: count, measure, post.
-   * @param {number} tool
-   * @param {string} json
-   * @returns {QuickJSHandle | { error: QuickJSHandle }}
-   */
-  call(tool, json) {
-    const isolate = /** @type {Isolate} */ (this.isolate)
-    const { limits, tools, run } = this.request
-    const name = tools[tool] ?? '?'
-    if (this.calls >= limits.maxSubCalls) {
-      return { error: isolate.codedError('LIMIT', `tools.${name}: more than ${limits.maxSubCalls} sub-calls in one run`) }
-    }
-    const bytes = Buffer.byteLength(json)
-    if (bytes > limits.maxValueBytes) {
-      return {
-        error: isolate.codedError('LIMIT', `tools.${name}: the arguments are ${bytes} bytes, over the limit of ${limits.maxValueBytes}`),
-      }
-    }
-    const call = ++this.calls
-    const deferred = isolate.vm.newPromise()
-    this.pending.set(call, deferred)
-    this.port.postMessage({ t: 'call', run, call, name, json })
-    return deferred.handle
+    // the host made `json` with JSON.stringify: it embeds as is
+    this.settlements.push(
+      message.ok ? `[${id},1,${message.json}]` : `[${id},0,${JSON.stringify(message.code)},${JSON.stringify(message.message)}]`,
+    )
   }
 
   /** @returns {boolean} */
@@ -196,7 +206,8 @@ export class Session {
     if ('error' in encoded) return this.fromThrown(encoded.error, false, 'the return value is not JSON-serializable: ')
     const bytes = 'json' in encoded ? Buffer.byteLength(encoded.json) : encoded.tooLong
     if (!('json' in encoded) || bytes > max) {
-      return { ok: false, code: 'LIMIT', message: `the return value is ${'json' in encoded ? '' : 'at least '}${bytes} bytes of JSON, over the limit of ${max}` }
+      const size = 'json' in encoded ? `${bytes}` : `at least ${bytes}`
+      return { ok: false, code: 'LIMIT', message: `the return value is ${size} bytes of JSON, over the limit of ${max}` }
     }
     return this.stopOutcome() ?? { ok: true, json: encoded.json }
   }
@@ -220,10 +231,11 @@ export class Session {
     return { ok: false, code, message: `${prefix}${name}${described.message}`, ...(line === undefined ? {} : { line }) }
   }
 
+  /** Free the isolate (nothing of the run survives it). */
   release() {
+    this.pending.clear()
+    this.settlements.length = 0
     try {
-      for (const deferred of this.pending.values()) deferred.dispose()
-      this.pending.clear()
       // a broken instance is dropped whole; touching it again could abort the wasm module
       if (this.isolate && !this.engine.broken) this.isolate.dispose()
     } catch {
