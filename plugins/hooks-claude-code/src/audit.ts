@@ -1,0 +1,91 @@
+/**
+ * The session events this plugin writes. Every hook invocation appends
+ * `hook/invoked` before the hook starts and `hook/result` once it is done;
+ * a settings file that cannot be used appends `hook/config-error` (once per
+ * session and problem).
+ */
+import type { SessionEvents } from '@dsh/kernel'
+import type { LaunchOutcome } from './launch.js'
+import type { HookEvent, HookSpec, Verdict } from './types.js'
+
+declare module '@dsh/kernel' {
+  interface SessionEvents {
+    'hook/invoked': {
+      callId: string
+      event: HookEvent
+      command: string
+      /** our tool name, and the name the hook sees */
+      tool: string
+      toolName: string
+      matcher: string | null
+      source: string
+      timeoutMs: number
+    }
+    'hook/result': {
+      callId: string
+      event: HookEvent
+      command: string
+      tool: string
+      toolName: string
+      durationMs: number
+      exitCode: number | null
+      signal: string | null
+      /** set when the hook gave no answer: spawn, launcher, timeout, aborted, output-too-large, malformed output, 126/127 */
+      failure?: string
+      /** what the hook decided, after its onError for a no-answer */
+      decision: 'allow' | 'deny' | 'ask' | 'block' | 'none'
+      reason?: string
+      stdout: string
+      stderr: string
+      stdoutBytes: number
+      stderrBytes: number
+    }
+    'hook/config-error': {
+      file: string
+      message: string
+      /** deny: every call is denied until the file is fixed; ignore: the last good hooks run */
+      effect: 'deny' | 'ignore'
+    }
+  }
+}
+
+/** At most `max` bytes of `text` (UTF-8), marked when cut. */
+export function cut(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text
+  const head = Buffer.from(text).subarray(0, max).toString('utf8').replace(/\uFFFD$/, '')
+  return `${head}… (${Buffer.byteLength(text) - Buffer.byteLength(head)} bytes cut)`
+}
+
+export function invokedEvent(callId: string, spec: HookSpec, tool: string, toolName: string, timeoutMs: number) {
+  return {
+    callId,
+    event: spec.event,
+    command: spec.command,
+    tool,
+    toolName,
+    matcher: spec.matcherText ?? null,
+    source: spec.source,
+    timeoutMs,
+  }
+}
+
+export function resultEvent(callId: string, spec: HookSpec, tool: string, toolName: string, outcome: LaunchOutcome, raw: Verdict, decided: Exclude<Verdict['kind'], 'no-answer'>, auditBytes: number) {
+  const data: SessionEvents['hook/result'] = {
+    callId,
+    event: spec.event,
+    command: spec.command,
+    tool,
+    toolName,
+    durationMs: outcome.durationMs,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    decision: decided,
+    stdout: cut(outcome.stdout, auditBytes),
+    stderr: cut(outcome.stderr, auditBytes),
+    stdoutBytes: outcome.stdoutBytes,
+    stderrBytes: outcome.stderrBytes,
+  }
+  if (raw.kind === 'no-answer') data.failure = outcome.failure ?? (outcome.signal ? 'signal' : outcome.exitCode === 126 || outcome.exitCode === 127 ? `exit-${outcome.exitCode}` : 'malformed-output')
+  if ('reason' in raw) data.reason = cut(raw.reason, auditBytes)
+  return data
+}

@@ -1,0 +1,19 @@
+/**
+ * Fixed limits of the hook runner.
+ */
+
+/** The longest timer Node honours, in seconds. */
+export const MAX_TIMEOUT_SECONDS = 2_147_483
+
+/**
+ * After a hook's process group is killed, how long to wait for its output
+ * pipes to close before giving up on them (a process that left the group with
+ * `setsid` can hold them open forever).
+ */
+export const PIPE_GRACE_MS = 250
+
+/** How long a settings-file change settles before the watcher reloads. */
+export const RELOAD_DEBOUNCE_MS = 50
+
+/** The longest reason text a hook can put into a tool result. */
+export const MAX_REASON_CHARS = 8192

@@ -1,0 +1,113 @@
+/**
+ * hooks-claude-code: Claude Code (and Codex) command hooks as kernel policy.
+ *
+ * PreToolUse hooks run in gate 1 (`tools/pre-execute`): their deny stands
+ * whatever later listeners say (it is returned without calling `next()`), an
+ * ask is combined with what the rest of the chain decides (a deny there still
+ * wins), and their allow never overrides anyone — it just passes the chain's
+ * decision on. PostToolUse / PostToolUseFailure hooks run in gate 4
+ * (`tools/post-execute`) on the tool's result and can block it.
+ *
+ * Listeners are registered before the settings are loaded; a call that arrives
+ * meanwhile waits for them, and is refused if they fail to load.
+ */
+import type { Context } from 'cordis'
+import { resolve } from 'node:path'
+import type { BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
+import { BUILTIN_TOOL_NAMES, type Config } from './config.js'
+import { runEvent, type DispatchEnv } from './dispatch.js'
+import { createLauncher } from './launch.js'
+import { RELOAD_DEBOUNCE_MS } from './limits.js'
+import { describeSandbox, refusal, type SandboxLike } from './protect.js'
+import { INLINE_SOURCE, parseHooks } from './settings.js'
+import { HookStore, type FileSource, type Snapshot } from './store.js'
+import { watchFiles } from './watch.js'
+
+declare module 'cordis' {
+  interface Events {
+    /** settings files were re-read (by the watcher or before a call); `problems` are those now standing */
+    'hooks/reloaded'(report: { files: string[]; problems: string[] }): void
+  }
+}
+
+export { Config } from './config.js'
+export const name = 'hooks-claude-code'
+/** `sandbox` (optional): asked whether it keeps the settings files read-only for confined commands */
+export const inject = { optional: ['sandbox'] }
+
+function toolNamer(overrides: Record<string, string>): (name: string) => string {
+  // a Map: a tool named "constructor" or "__proto__" must not find Object's properties
+  const names = new Map(Object.entries(BUILTIN_TOOL_NAMES))
+  for (const [ours, theirs] of Object.entries(overrides)) names.set(ours, theirs)
+  return (name) => names.get(name) ?? name
+}
+
+async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['launcher']): Promise<DispatchEnv> {
+  const workspace = resolve(config.workspace ?? process.cwd())
+  const roots = [workspace, ...(config.writableRoots ?? []).map((root) => resolve(workspace, root))]
+  const inline = parseHooks(config.hooks ?? {}, INLINE_SOURCE, 'claude')
+  const sources: FileSource[] = [
+    ...(config.settingsFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'claude' as const })),
+    ...(config.codexFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'codex' as const })),
+  ]
+  const view = await describeSandbox(ctx.get('sandbox') as SandboxLike | undefined, workspace)
+  const store = new HookStore(inline, sources, (file) => refusal(file, roots, view))
+  store.init()
+
+  const logger = ctx.logger('hooks-claude-code')
+  const refresh = (): Snapshot => {
+    const changed: string[] = []
+    const snapshot = store.refresh(changed)
+    if (changed.length) {
+      for (const problem of snapshot.problems) {
+        logger.warn('%s (%s)', problem.message, config.onError === 'deny' ? 'every call is refused until it is fixed' : 'the last good hooks keep running')
+      }
+      ctx.emit('hooks/reloaded', { files: changed, problems: snapshot.problems.map((problem) => problem.message) })
+    }
+    return snapshot
+  }
+  if (config.watch !== false && store.files().length) {
+    ctx.effect(() => watchFiles(store.files(), refresh, RELOAD_DEBOUNCE_MS))
+  }
+  return {
+    refresh,
+    launcher,
+    workspace,
+    onError: config.onError ?? 'deny',
+    defaultTimeout: config.defaultTimeout ?? 600,
+    maxOutputBytes: config.maxOutputBytes ?? 8 * 1024 * 1024,
+    auditBytes: config.auditBytes ?? 4096,
+    toolName: toolNamer(config.toolNames ?? {}),
+    reported: new WeakMap(),
+  }
+}
+
+export async function apply(ctx: Context, config: Config): Promise<void> {
+  const launcher = createLauncher()
+  // hooks still running when the plugin goes away are killed with their process groups
+  ctx.effect(() => () => launcher.killAll())
+  const ready = prepare(ctx, config, launcher)
+  // a call waiting on a failed load is refused by the pipeline (a throwing listener denies or blocks)
+  ready.catch(() => {})
+
+  ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
+    const verdict = await runEvent(await ready, 'PreToolUse', exec)
+    // a hook's deny stands: the listeners after this one never get to weaken it
+    if (verdict.kind === 'deny') return { kind: 'deny', reason: verdict.reason }
+    const after = await next()
+    if (verdict.kind !== 'ask' || after.kind === 'deny') return after
+    const reasons = [verdict.reason, after.kind === 'ask' ? after.reason : undefined].filter((reason) => reason)
+    return { kind: 'ask', reason: reasons.join('; ') }
+  })
+
+  ctx.on('tools/post-execute', async (input, next): Promise<ToolResult | BlockDecision> => {
+    const { exec, result } = input
+    // an aborted call already ended in an error result; its hooks would be killed at once
+    if (exec.signal.aborted) return next()
+    const verdict = await runEvent(await ready, result.isError ? 'PostToolUseFailure' : 'PostToolUse', exec, result)
+    if (verdict.kind === 'block') return { kind: 'block', feedback: verdict.reason }
+    return next()
+  })
+
+  await ready
+}

@@ -1,0 +1,112 @@
+/**
+ * The current hook set: the inline hooks plus every settings file, each file
+ * re-read when its stamp (inode, size, mtime, ctime) changes. The stamps are
+ * checked before every call, so an edit applies to the next call whether or
+ * not the watcher has fired yet.
+ *
+ * A file that fails — bad JSON, a bad hook, refused as unprotected — keeps its
+ * last good hooks and records a problem; the dispatcher denies every call while
+ * a problem stands, unless the plugin's `onError` is `ignore`. A file that
+ * disappears contributes no hooks. At startup, any problem is thrown.
+ */
+import { statSync } from 'node:fs'
+import { describeError, KernelError } from '@dsh/kernel'
+import { readSettingsFile } from './settings.js'
+import type { HookSpec, SourceKind } from './types.js'
+
+export interface FileSource {
+  file: string
+  kind: SourceKind
+}
+
+export interface Problem {
+  file: string
+  message: string
+  /** identifies this problem with this version of the file */
+  key: string
+}
+
+export interface Snapshot {
+  hooks: readonly HookSpec[]
+  problems: readonly Problem[]
+}
+
+interface Loaded extends FileSource {
+  stamp?: string
+  good: readonly HookSpec[]
+  problem?: Problem
+}
+
+function stampOf(file: string): string {
+  try {
+    const stat = statSync(file, { bigint: true, throwIfNoEntry: false })
+    if (!stat) return 'missing'
+    return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+  } catch (error) {
+    return `error:${(error as NodeJS.ErrnoException).code ?? describeError(error)}`
+  }
+}
+
+export class HookStore {
+  private loaded: Loaded[]
+  private current: Snapshot
+
+  /** `refuse(file)` says why a file must not be loaded (see protect.ts) */
+  constructor(private inline: readonly HookSpec[], sources: readonly FileSource[], private refuse: (file: string) => string | undefined) {
+    this.loaded = sources.map((source) => ({ ...source, good: [] }))
+    this.current = { hooks: [...inline], problems: [] }
+  }
+
+  /** The settings files, for the watcher. */
+  files(): string[] {
+    return this.loaded.map((entry) => entry.file)
+  }
+
+  /** Load every file; the first problem is thrown as `INVALID_CONFIG`. */
+  init(): Snapshot {
+    const snapshot = this.refresh()
+    const problem = snapshot.problems[0]
+    if (problem) throw new KernelError('INVALID_CONFIG', problem.message, { details: { file: problem.file } })
+    return snapshot
+  }
+
+  /** Re-read the files that changed; returns the hook set to use now. `changed` lists what was re-read. */
+  refresh(changed: string[] = []): Snapshot {
+    let dirty = false
+    for (const entry of this.loaded) {
+      const stamp = stampOf(entry.file)
+      if (stamp === entry.stamp) continue
+      entry.stamp = stamp
+      dirty = true
+      changed.push(entry.file)
+      this.load(entry, stamp)
+    }
+    if (dirty) {
+      this.current = {
+        hooks: [...this.inline, ...this.loaded.flatMap((entry) => entry.good)],
+        problems: this.loaded.flatMap((entry) => (entry.problem ? [entry.problem] : [])),
+      }
+    }
+    return this.current
+  }
+
+  private load(entry: Loaded, stamp: string): void {
+    const problem = (message: string) => {
+      // the last good hooks stay; the problem makes the dispatcher deny (onError 'deny')
+      entry.problem = { file: entry.file, message, key: `${entry.file}@${stamp}` }
+    }
+    if (stamp === 'missing') {
+      entry.good = []
+      entry.problem = undefined
+      return
+    }
+    const refused = this.refuse(entry.file)
+    if (refused) return problem(`refusing to load hooks: ${refused}`)
+    try {
+      entry.good = readSettingsFile(entry.file, entry.kind) ?? []
+      entry.problem = undefined
+    } catch (error) {
+      problem(describeError(error))
+    }
+  }
+}
