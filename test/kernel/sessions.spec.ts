@@ -76,8 +76,8 @@ describe('Session', () => {
     const second = new Session(dir, { id: 'torn' })
     expect(second.recovery.droppedBytes).toBeGreaterThan(0)
     expect(second.recovery.reason).toMatch(/torn last line 2/)
-    expect(second.events().map((e) => e.seq)).toEqual([1])
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(second.events().map((e) => e.type)).toEqual(['turn/begin', 'session/recovered'])
+    await second.flush()
     const onDisk = lines(second.path)
     expect(onDisk.map((e) => e.type)).toEqual(['turn/begin', 'session/recovered'])
     expect(onDisk[1].seq).toBe(2)
@@ -87,7 +87,8 @@ describe('Session', () => {
     const path = join(dir, 'mid.jsonl')
     writeFileSync(path, '{"seq":1,"time":1,"type":"turn/begin","data":{"turn":1}}\nnot json\n{"seq":2,"time":1,"type":"turn/end","data":{"turn":1}}\n')
     const session = new Session(dir, { id: 'mid' })
-    expect(session.events().map((e) => e.seq)).toEqual([1, 2])
+    expect(session.events().map((e) => e.seq)).toEqual([1, 2, 3])
+    expect(session.events()[2].type).toBe('session/recovered')
     expect(session.recovery.badLines).toEqual([2])
   })
 
@@ -128,6 +129,18 @@ describe('Session', () => {
     const session = new Session(dir, { id: 'durable' })
     await session.append('sandbox/mode' as any, { mode: 'read-only' })
     expect(lines(session.path)[0].type).toBe('sandbox/mode')
+  })
+
+  it('writes appendLater events in order with the next write, and flush waits for them', async () => {
+    const session = new Session(dir, { id: 'later' })
+    const later = session.appendLater('turn/end', { turn: 1 })
+    expect(session.events().map((e) => e.type)).toEqual(['turn/end'])
+    await session.append('turn/begin', { turn: 2 })
+    expect(lines(session.path).map((e) => e.type)).toEqual(['turn/end', 'turn/begin'])
+    await later
+    session.appendLater('turn/end', { turn: 2 })
+    await session.flush()
+    expect(lines(session.path)).toHaveLength(3)
   })
 
   it('rejects appends after close', async () => {

@@ -3,6 +3,8 @@
  * synchronous stretch are batched into one `write`; the batch is written at the
  * end of the current microtask queue, so `append` resolves only once its line is
  * in the file (the page cache), and — for durable classes — after `fsync`.
+ * A line written `later` waits for the next urgent write or the next turn of the
+ * event loop, whichever comes first, so back-to-back calls share one `write`.
  * A failed write rejects every append of the batch and leaves the writer
  * failed: later appends reject too (an audit log with holes is worse than none).
  */
@@ -20,6 +22,7 @@ export class LogWriter {
   private fd: number
   private queue: Pending[] = []
   private scheduled = false
+  private lazy = false
   private failure?: KernelError
   private closed = false
 
@@ -36,27 +39,45 @@ export class LogWriter {
     return this.failure
   }
 
-  write(line: string, durable: boolean): Promise<void> {
+  write(line: string, durable: boolean, later = false): Promise<void> {
     if (this.closed) return Promise.reject(new KernelError('SESSION_CLOSED', `session log ${this.path} is closed`))
     if (this.failure) return Promise.reject(this.failure)
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line, durable, resolve, reject })
-      if (!this.scheduled) {
+      if (later && !durable) {
+        if (!this.lazy && !this.scheduled) {
+          this.lazy = true
+          setImmediate(() => this.flush())
+        }
+      } else if (!this.scheduled) {
         this.scheduled = true
         queueMicrotask(() => this.flush())
       }
     })
   }
 
+  /** Resolves once everything queued so far is written (or rejects with the failure). */
+  drain(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure)
+    if (!this.queue.length) return Promise.resolve()
+    return this.write('', false)
+  }
+
   private flush(): void {
     this.scheduled = false
+    this.lazy = false
     const batch = this.queue
     this.queue = []
     if (!batch.length) return
     try {
       const buffer = Buffer.from(batch.length === 1 ? batch[0].line : batch.map((p) => p.line).join(''))
       let offset = 0
-      while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+      while (offset < buffer.length) {
+        const written = writeSync(this.fd, buffer, offset)
+        // a write that makes no progress would spin forever
+        if (written <= 0) throw new Error(`write made no progress at byte ${offset} of ${buffer.length}`)
+        offset += written
+      }
     } catch (cause) {
       this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause })
       for (const p of batch) p.reject(this.failure)

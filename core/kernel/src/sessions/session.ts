@@ -61,6 +61,27 @@ export class Session {
    * when the file cannot be written.
    */
   append<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<SessionEvent<K>> {
+    return this.enqueue(type, data, false)
+  }
+
+  /**
+   * Append an event whose write may wait for the next urgent append or the
+   * next turn of the event loop (at most one turn). It is in `events()` at
+   * once and in the file in order; the promise resolves once it is written.
+   * Durable classes are never deferred.
+   */
+  appendLater<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<SessionEvent<K>> {
+    return this.enqueue(type, data, true)
+  }
+
+  /** Resolves once every event appended so far is written. */
+  flush(): Promise<void> {
+    return this.writer.drain()
+  }
+
+  private enqueue<K extends SessionEventType>(type: K, data: SessionEvents[K], later: boolean): Promise<SessionEvent<K>> {
+    const failure = this.writer.failed
+    if (failure) return Promise.reject(failure)
     const event: SessionEvent<K> = { seq: this.seq + 1, time: Date.now(), type, data }
     let line: string
     try {
@@ -69,9 +90,12 @@ export class Session {
       return Promise.reject(new KernelError('INVALID_EVENT', `event ${type} cannot be serialized: ${(cause as Error).message}`, { cause }))
     }
     this.seq = event.seq
-    return this.writer.write(line, isDurable(type)).then(() => {
-      this.list.push(event)
-      return event
+    this.list.push(event)
+    return this.writer.write(line, isDurable(type), later).then(() => event, (error) => {
+      // what did not reach the file is not part of the session
+      const at = this.list.lastIndexOf(event)
+      if (at >= 0) this.list.splice(at, 1)
+      throw error
     })
   }
 

@@ -25,12 +25,12 @@ function applyFinalizer(state: CallState, result: ToolResult): ToolResult {
 export async function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): Promise<ToolResult> {
   let result = deepFreeze(applyFinalizer(state, outcome))
   const data: Record<string, unknown> = { ...state.record, ...result }
-  try {
-    await state.session.append('tool/result', data as any)
-  } catch (error) {
-    if (!result.isError) {
-      result = deepFreeze(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(error)}`))
-    }
+  // the result line shares the next write (the next call's `tool/call`, or the next
+  // turn of the event loop); a failed write fails every later call closed
+  state.session.appendLater('tool/result', data as any).catch(() => {})
+  const failure = state.session.failure
+  if (failure && !result.isError) {
+    result = deepFreeze(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(failure)}`))
   }
   notify(env, state, result)
   return result
