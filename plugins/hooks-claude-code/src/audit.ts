@@ -6,6 +6,7 @@
  */
 import type { SessionEvents } from '@dsh/kernel'
 import type { LaunchOutcome } from './launch.js'
+import { killingSignal } from './output.js'
 import type { HookEvent, HookSpec, Verdict } from './types.js'
 
 declare module '@dsh/kernel' {
@@ -85,7 +86,7 @@ export function resultEvent(callId: string, spec: HookSpec, tool: string, toolNa
     stdoutBytes: outcome.stdoutBytes,
     stderrBytes: outcome.stderrBytes,
   }
-  if (raw.kind === 'no-answer') data.failure = outcome.failure ?? (outcome.signal ? 'signal' : outcome.exitCode === 126 || outcome.exitCode === 127 ? `exit-${outcome.exitCode}` : 'malformed-output')
+  if (raw.kind === 'no-answer') data.failure = outcome.failure ?? (killingSignal(outcome) ? 'signal' : outcome.exitCode === 126 || outcome.exitCode === 127 ? `exit-${outcome.exitCode}` : 'malformed-output')
   if ('reason' in raw) data.reason = cut(raw.reason, auditBytes)
   return data
 }

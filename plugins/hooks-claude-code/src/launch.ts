@@ -74,7 +74,8 @@ export function createLauncher(): Launcher {
   const bash = firstExecutable(['/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash', '/opt/homebrew/bin/bash'])
   const sh = firstExecutable(['/bin/sh', '/usr/bin/sh'])
   const cat = firstExecutable(['/bin/cat', '/usr/bin/cat'])
-  const live = new Set<number>()
+  // running hooks: how to stop each one
+  const live = new Set<(why: LaunchFailure, message: string) => void>()
   const missing = !bash ? 'bash' : !sh ? 'sh' : !cat ? 'cat' : undefined
   return {
     run(options) {
@@ -82,8 +83,7 @@ export function createLauncher(): Launcher {
       return launch(bash!, sh!, cat!, options, live)
     },
     killAll() {
-      for (const pid of live) killGroup(pid)
-      live.clear()
+      for (const stop of [...live]) stop('aborted', 'the plugin was disposed while the hook ran')
     },
   }
 }
@@ -98,7 +98,7 @@ function killGroup(pid: number): void {
   } catch {}
 }
 
-async function launch(bash: string, sh: string, cat: string, options: LaunchOptions, live: Set<number>): Promise<LaunchOutcome> {
+async function launch(bash: string, sh: string, cat: string, options: LaunchOptions, live: Set<(why: LaunchFailure, message: string) => void>): Promise<LaunchOutcome> {
   const started = performance.now()
   if (options.signal?.aborted) return { ...notStarted('the call was aborted before the hook started'), failure: 'aborted' }
   const child = execa(bash, ['-c', SCRIPT, 'dsh-hook', sh, options.command, cat], {
@@ -156,7 +156,7 @@ async function launch(bash: string, sh: string, cat: string, options: LaunchOpti
   const deadline = setTimeout(() => stop('timeout', `the hook did not finish within its ${seconds} s timeout`), options.timeoutMs)
   const onAbort = () => stop('aborted', 'the call was aborted while the hook ran')
   options.signal?.addEventListener('abort', onAbort, { once: true })
-  if (pid !== undefined) live.add(pid)
+  live.add(stop)
   child.stdin?.end(options.input)
 
   let spawnError: unknown
@@ -169,7 +169,7 @@ async function launch(bash: string, sh: string, cat: string, options: LaunchOpti
     clearTimeout(deadline)
     if (graceTimer) clearTimeout(graceTimer)
     options.signal?.removeEventListener('abort', onAbort)
-    if (pid !== undefined) live.delete(pid)
+    live.delete(stop)
   }
 
   const outcome: LaunchOutcome = {

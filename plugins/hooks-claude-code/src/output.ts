@@ -16,6 +16,7 @@
  * `updatedInput` denies: arguments are logged before any gate and are never
  * rewritten afterwards.
  */
+import { constants } from 'node:os'
 import { MAX_REASON_CHARS } from './limits.js'
 import type { LaunchOutcome } from './launch.js'
 import type { HookEvent, Verdict } from './types.js'
@@ -108,10 +109,25 @@ function decide(json: Json, event: HookEvent, label: string): Verdict {
   return verdict
 }
 
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]))
+
+/**
+ * The signal that killed the hook: reported by the process itself, or by the
+ * `sh -c` in front of it as exit status 128 + N (a script run from `sh -c` is
+ * its child, so its death by SIGKILL reaches us as status 137).
+ */
+export function killingSignal(outcome: LaunchOutcome): string | undefined {
+  if (outcome.signal) return outcome.signal
+  const code = outcome.exitCode
+  if (code !== null && code > 128) return SIGNAL_NAMES.get(code - 128)
+}
+
 /** The verdict of one finished hook for `event`; `label` names it in reasons. */
 export function interpret(outcome: LaunchOutcome, event: HookEvent, label: string): Verdict {
   if (outcome.failure) return { kind: 'no-answer', reason: `${label} gave no answer: ${outcome.failureMessage ?? outcome.failure}` }
-  if (outcome.signal) return { kind: 'no-answer', reason: `${label} gave no answer: it was killed by ${outcome.signal}` }
+  // whatever it printed before dying is not an answer
+  const signal = killingSignal(outcome)
+  if (signal) return { kind: 'no-answer', reason: `${label} gave no answer: it was killed by ${signal}` }
   const code = outcome.exitCode
   if (code === 2) {
     const reason = reasonOf(outcome.stderr, `${label} exited with status 2 and wrote no reason to stderr`)
