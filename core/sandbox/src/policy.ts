@@ -1,0 +1,91 @@
+/**
+ * Checking a policy at the boundary. Every path is resolved to its real
+ * path once, here, so no provider ever sees a symlink or a `..` it would
+ * have to interpret; every writable root must lie inside what the host
+ * allows. Bad input is an `INVALID_POLICY` error naming the field.
+ */
+import { realpathSync, statSync } from 'node:fs'
+import { isAbsolute, relative, sep } from 'node:path'
+import { KernelError } from '@dsh/kernel'
+import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
+
+function invalid(field: string, message: string, value?: unknown): never {
+  const shown = value === undefined ? '' : ` (got ${describe(value)})`
+  throw new KernelError('INVALID_POLICY', `sandbox policy: ${field} ${message}${shown}`, { details: { field } })
+}
+
+function describe(value: unknown): string {
+  try {
+    const text = JSON.stringify(value)
+    if (text !== undefined) return text.length > 120 ? `${text.slice(0, 117)}...` : text
+  } catch {}
+  return typeof value
+}
+
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === 'string' && (SANDBOX_MODES as readonly string[]).includes(value)
+}
+
+/** `child` equals `parent` or lies beneath it (both real, absolute paths). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child)
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel))
+}
+
+/** The real path of an existing absolute directory, or an INVALID_POLICY error for `field`. */
+export function realDirectory(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') invalid(field, 'must be a non-empty string', value)
+  if (value.includes('\0')) invalid(field, 'must not contain NUL', value)
+  if (!isAbsolute(value)) invalid(field, 'must be an absolute path', value)
+  let real: string
+  try {
+    real = realpathSync(value)
+  } catch (error) {
+    invalid(field, `does not exist: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`, value)
+  }
+  if (!statSync(real).isDirectory()) invalid(field, 'is not a directory', value)
+  return real
+}
+
+/** argv must be a non-empty array of strings without NUL (what execve can carry). */
+export function checkArgv(argv: unknown): readonly string[] {
+  if (!Array.isArray(argv)) invalid('argv', 'must be an array of strings', argv)
+  if (argv.length === 0) invalid('argv', 'must name a command')
+  argv.forEach((arg, i) => {
+    if (typeof arg !== 'string') invalid(`argv[${i}]`, 'must be a string', arg)
+    if (arg.includes('\0')) invalid(`argv[${i}]`, 'must not contain NUL', arg)
+  })
+  if (argv[0] === '') invalid('argv[0]', 'must not be empty')
+  return Object.freeze([...argv])
+}
+
+const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network'])
+
+/**
+ * Check a policy and resolve its paths. `allowedRoots` are the real paths
+ * the host lets a policy write beneath; in `workspace-write` the workspace
+ * and every writable root must be inside one of them.
+ */
+export function resolvePolicy(policy: unknown, allowedRoots: readonly string[]): ResolvedPolicy {
+  if (!policy || typeof policy !== 'object' || Array.isArray(policy)) invalid('policy', 'must be an object', policy)
+  for (const key of Object.keys(policy)) if (!KEYS.has(key)) invalid(key, 'is not a policy field')
+  const p = policy as SandboxPolicy
+  if (!isSandboxMode(p.mode)) invalid('mode', `must be one of ${SANDBOX_MODES.join(', ')}`, p.mode)
+  const network = p.network ?? 'off'
+  if (network !== 'off' && network !== 'on') invalid('network', 'must be "off" or "on"', p.network)
+  const workspace = realDirectory('workspace', p.workspace)
+  if (p.writableRoots !== undefined && !Array.isArray(p.writableRoots)) invalid('writableRoots', 'must be an array of paths', p.writableRoots)
+  const extra = (p.writableRoots ?? []).map((root, i) => realDirectory(`writableRoots[${i}]`, root))
+  let writableRoots: string[] = []
+  if (p.mode === 'workspace-write') {
+    const roots = [workspace, ...extra]
+    roots.forEach((root, i) => {
+      // Why: a policy is built from tool arguments and plugin config; only the host decides where writing is possible at all
+      if (!allowedRoots.some((allowed) => isInside(allowed, root))) {
+        invalid(i === 0 ? 'workspace' : `writableRoots[${i - 1}]`, `is outside the roots the host allows writing to (${allowedRoots.join(', ') || 'none'})`, root)
+      }
+    })
+    writableRoots = [...new Set(roots)]
+  }
+  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network })
+}

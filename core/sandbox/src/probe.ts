@@ -1,0 +1,45 @@
+/**
+ * A probe really runs a read-only profile: a shell that says it ran, then
+ * tries to overwrite a file in its workspace and to create another. The
+ * backend works only if the command ran and both writes were refused; a
+ * backend that cannot start the command, or lets the write through, is
+ * unavailable.
+ */
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { describeError } from '@dsh/kernel'
+import { sandboxEnv } from './env.js'
+import type { ResolvedPolicy } from './types.js'
+
+const SCRIPT = 'echo dsh-probe-ran; echo pwned > "$1/probe"; echo pwned > "$1/new"; exit 0'
+const TIMEOUT_MS = 15_000
+
+export interface WriteProbe {
+  available: boolean
+  reason: string
+}
+
+export async function probeReadOnlyWrite(name: string, build: (argv: readonly string[], policy: ResolvedPolicy) => readonly string[]): Promise<WriteProbe> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `dsh-probe-${name}-`)))
+  try {
+    writeFileSync(join(dir, 'probe'), 'original')
+    const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off' }
+    const argv = build(['/bin/sh', '-c', SCRIPT, 'sh', dir], policy)
+    const run = await execa(argv[0], argv.slice(1), {
+      reject: false, env: sandboxEnv(dir), extendEnv: false, stdin: 'ignore', cwd: dir, timeout: TIMEOUT_MS,
+    })
+    const untouched = readFileSync(join(dir, 'probe'), 'utf8') === 'original' && !existsSync(join(dir, 'new'))
+    if (!String(run.stdout).includes('dsh-probe-ran')) {
+      const why = String(run.stderr).trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`
+      return { available: false, reason: `the probe command did not run: ${why}` }
+    }
+    if (!untouched) return { available: false, reason: 'a write in read-only mode was not refused' }
+    return { available: true, reason: 'a read-only profile ran and refused a write' }
+  } catch (error) {
+    return { available: false, reason: `probe failed: ${describeError(error)}` }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

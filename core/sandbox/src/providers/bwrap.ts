@@ -1,0 +1,104 @@
+/**
+ * The bubblewrap backend. bwrap builds the view: the host read-only, a
+ * private /tmp, /proc and /dev, the writable roots bound read-write (bwrap
+ * makes every bind nosuid and nodev), the protected paths inside them bound
+ * read-only again; and the namespaces: user, pid, ipc, and net when the
+ * network is off. Inside it the command runs through `landlock-run`, which
+ * adds what bwrap lacks: it closes inherited fds, empties the bounding set,
+ * refuses setuid/setgid modes and chown (bwrap's writable roots would
+ * otherwise let a root command plant a setuid binary), and with the network
+ * off refuses every connect(), which keeps host unix sockets visible through
+ * the read-only root out of reach. See docs/decisions/2026-11-30-sandbox-chain.md.
+ */
+import { lstatSync } from 'node:fs'
+import { join } from 'node:path'
+import { checkBinary, defaultLauncherPath, findSystemBinary } from '../binaries.js'
+import { probeReadOnlyWrite } from '../probe.js'
+import { PROTECTED_NAMES } from '../protected.js'
+import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
+
+export interface BwrapOptions {
+  /** the bwrap binary (default: found in the system directories at probe time) */
+  bwrap?: string
+  /** the launcher run inside (default: the one built in native/landlock-run) */
+  launcher?: string
+}
+
+/** Protected entries of the writable roots, split by what bwrap can do with them. */
+export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[] } {
+  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[] }
+  for (const root of policy.writableRoots) {
+    for (const name of PROTECTED_NAMES) {
+      const path = join(root, name)
+      let st
+      try {
+        st = lstatSync(path)
+      } catch {
+        out.absent.push(path)
+        continue
+      }
+      // Why apart: a mount on a symlink lands on its target, and the link itself stays replaceable
+      ;(st.isSymbolicLink() ? out.symlinks : out.existing).push(path)
+    }
+  }
+  return out
+}
+
+export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string[], policy: ResolvedPolicy): string[] {
+  const off = policy.network === 'off'
+  const args = [
+    bwrap,
+    '--unshare-user', '--unshare-pid', '--unshare-ipc', ...(off ? ['--unshare-net'] : []),
+    '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    '--ro-bind', '/', '/',
+    // Why this order: later mounts cover earlier ones, so a workspace under /tmp is bound after the private /tmp
+    '--tmpfs', '/tmp',
+    '--proc', '/proc',
+    '--dev', '/dev',
+  ]
+  if (policy.mode === 'workspace-write') {
+    for (const root of policy.writableRoots) args.push('--bind', root, root)
+    for (const path of protectedBinds(policy).existing) args.push('--ro-bind', path, path)
+  } else {
+    args.push('--ro-bind', policy.workspace, policy.workspace)
+  }
+  args.push('--chdir', policy.workspace, '--', launcher, '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  for (const root of policy.writableRoots) args.push('--rw', root)
+  if (off) args.push('--no-net')
+  args.push('--', ...argv)
+  return args
+}
+
+export function bwrapUnenforced(policy: ResolvedPolicy): string[] {
+  const gaps: string[] = []
+  if (policy.mode === 'workspace-write') {
+    const { absent, symlinks } = protectedBinds(policy)
+    if (absent.length) gaps.push('absent-protected-paths')
+    if (symlinks.length) gaps.push('protected-symlinks')
+  }
+  if (policy.network === 'on') gaps.push('pathname-unix-sockets')
+  return gaps
+}
+
+export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
+  let bwrap: string | undefined
+  let launcher: string | undefined
+  return {
+    name: 'bwrap',
+    platforms: ['linux'],
+    async probe(): Promise<ProbeResult> {
+      const found = options.bwrap ? checkBinary(options.bwrap) : findSystemBinary('bwrap')
+      if ('reason' in found) return { available: false, reason: found.reason }
+      const inner = checkBinary(options.launcher ?? defaultLauncherPath())
+      if ('reason' in inner) return { available: false, path: found.path, reason: `the launcher run inside bwrap: ${inner.reason}` }
+      const write = await probeReadOnlyWrite('bwrap', (argv, policy) => bwrapArgs(found.path, inner.path, argv, policy))
+      if (write.available) [bwrap, launcher] = [found.path, inner.path]
+      return { available: write.available, reason: write.reason, path: found.path, details: { launcher: inner.path } }
+    },
+    confine(argv, policy): ProviderConfined {
+      if (!bwrap || !launcher) throw new Error('bwrap provider used before a successful probe')
+      const unenforced = bwrapUnenforced(policy)
+      return { argv: bwrapArgs(bwrap, launcher, argv, policy), enforcement: unenforced.length ? 'partial' : 'full', unenforced }
+    },
+  }
+}

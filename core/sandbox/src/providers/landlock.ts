@@ -1,0 +1,88 @@
+/**
+ * The Landlock backend: `native/landlock-run` with read rules for the host's
+ * top-level directories (except /tmp, whose other users' files stay out of
+ * sight), a few device files, and write rules for the writable roots. What
+ * Landlock cannot express is reported per call (docs/threat-model.md).
+ */
+import { readdirSync } from 'node:fs'
+import { execa } from 'execa'
+import { describeError, type JsonValue } from '@dsh/kernel'
+import { checkBinary, defaultLauncherPath } from '../binaries.js'
+import { probeReadOnlyWrite } from '../probe.js'
+import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
+
+export interface LandlockOptions {
+  /** the launcher binary (default: the one built in native/landlock-run) */
+  launcher?: string
+}
+
+interface LauncherProbe {
+  abi: number
+  limits: string[]
+}
+
+// Why only these devices: the host's /dev holds raw disks that uid 0 may open without any capability
+const DEVICES = ['--rw', '/dev/null', '--ro', '/dev/zero', '--ro', '/dev/random', '--ro', '/dev/urandom']
+const NOT_READ = new Set(['tmp', 'proc', 'dev', 'lost+found'])
+
+/** `--ro` for every top-level entry of / except /tmp, /proc and /dev, plus /proc and a few devices. */
+function hostReadRules(): string[] {
+  const rules: string[] = []
+  for (const name of readdirSync('/').sort()) if (!NOT_READ.has(name)) rules.push('--ro', `/${name}`)
+  return [...rules, '--ro', '/proc', ...DEVICES]
+}
+
+/** The launcher's arguments for a policy; `readRules` come from the probe. */
+export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[]): string[] {
+  const args = [...readRules]
+  if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
+  else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
+  if (policy.network === 'off') args.push('--no-net')
+  return args
+}
+
+export function landlockUnenforced(policy: ResolvedPolicy, probe: LauncherProbe): string[] {
+  const gaps = ['metadata', 'launcher-sigkill']
+  if (policy.mode === 'workspace-write') gaps.push('protected-paths')
+  if (policy.network === 'on' && probe.abi < 9) gaps.push('pathname-unix-sockets')
+  if (probe.abi < 6) gaps.push('signals-outside')
+  return gaps
+}
+
+export function landlockProvider(options: LandlockOptions = {}): SandboxProvider {
+  let launcher: string | undefined
+  let info: LauncherProbe | undefined
+  let readRules: string[] = []
+
+  const build = (argv: readonly string[], policy: ResolvedPolicy) => [launcher!, ...landlockArgs(policy, readRules), '--', ...argv]
+
+  return {
+    name: 'landlock',
+    platforms: ['linux'],
+    async probe(): Promise<ProbeResult> {
+      const found = checkBinary(options.launcher ?? defaultLauncherPath())
+      if ('reason' in found) return { available: false, reason: found.reason }
+      const path = found.path
+      let details: JsonValue
+      try {
+        const run = await execa(path, ['--probe'], { reject: false, env: {}, extendEnv: false, stdin: 'ignore', timeout: 10_000 })
+        if (run.exitCode !== 0) return { available: false, path, reason: String(run.stderr).trim() || `--probe exited ${run.exitCode}` }
+        details = JSON.parse(String(run.stdout)) as JsonValue
+        const parsed = details as unknown as LauncherProbe
+        if (typeof parsed.abi !== 'number' || !Array.isArray(parsed.limits)) throw new Error('unexpected --probe output')
+        info = parsed
+        readRules = hostReadRules()
+      } catch (error) {
+        return { available: false, path, reason: `landlock-run --probe: ${describeError(error)}` }
+      }
+      launcher = path
+      const write = await probeReadOnlyWrite('landlock', build)
+      return { available: write.available, reason: write.reason, path, details }
+    },
+    confine(argv, policy): ProviderConfined {
+      if (!launcher || !info) throw new Error('landlock provider used before a successful probe')
+      const unenforced = landlockUnenforced(policy, info)
+      return { argv: build(argv, policy), enforcement: 'partial', unenforced }
+    },
+  }
+}

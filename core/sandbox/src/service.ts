@@ -1,0 +1,245 @@
+/**
+ * The `sandbox` service: `confine(argv, policy)` through the first provider
+ * whose probe succeeded, providers registered by plugins (tried first, tied
+ * to the plugin's scope) and the local chain after them, and the session's
+ * sandbox mode. Every failure to confine is an error, never a pass-through:
+ * only `danger-full-access` runs unconfined, and says so (`backend: 'none'`).
+ */
+import { Context, Service } from 'cordis'
+import { realpathSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import Schema from 'schemastery'
+import { describeError, KernelError, type Session, type SessionEvent } from '@dsh/kernel'
+import { ModeTracker } from './mode.js'
+import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
+import { restoreProtected, snapshotProtected } from './protected.js'
+import { LOCAL_BACKENDS, localProviders, type LocalBackend } from './providers/local.js'
+import {
+  SANDBOX_MODES, type CandidateStatus, type Confined, type NetworkPolicy, type ProbeResult, type ResolvedPolicy,
+  type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxStatus,
+} from './types.js'
+
+declare module 'cordis' {
+  interface Context {
+    sandbox: SandboxService
+  }
+}
+
+export interface SandboxConfig {
+  /** the default mode (default `read-only`) */
+  mode?: SandboxMode
+  /** the default workspace (default the current directory) */
+  workspace?: string
+  /** the default network policy (default `off`) */
+  network?: NetworkPolicy
+  /** where a policy may make anything writable (default: the workspace) */
+  allowedRoots?: string[]
+  /** which local backends to try, in order (default: the platform's chain) */
+  backends?: LocalBackend[]
+}
+
+/**
+ * The config's schema. Not the class's static `Config`: cordis would apply it
+ * before the constructor, and schemastery turns an absent array into `[]`,
+ * which here means "nothing" (no allowed root, no backend), not "the default".
+ */
+export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
+  mode: Schema.union(SANDBOX_MODES as SandboxMode[]),
+  workspace: Schema.string(),
+  network: Schema.union(['off', 'on'] as const),
+  allowedRoots: Schema.array(Schema.string()),
+  backends: Schema.array(Schema.union(LOCAL_BACKENDS as LocalBackend[])),
+})
+
+interface Candidate {
+  provider: SandboxProvider
+  source: 'provided' | 'local'
+}
+
+export class SandboxService extends Service {
+  /** the checked configuration, paths absolute */
+  readonly defaults: Readonly<Required<Omit<SandboxConfig, 'backends'>>>
+  private provided: Candidate[] = []
+  private local: Candidate[]
+  private probes = new WeakMap<SandboxProvider, Promise<ProbeResult>>()
+  private results = new WeakMap<SandboxProvider, ProbeResult>()
+  private modes = new ModeTracker()
+
+  constructor(ctx: Context, config: SandboxConfig = {}) {
+    super(ctx, 'sandbox', true)
+    this.defaults = checkConfig(config)
+    this.local = localProviders(process.platform, config.backends).map((provider) => ({ provider, source: 'local' as const }))
+  }
+
+  /** Register a provider, tried before the local chain; removed with the calling plugin. */
+  provide(provider: SandboxProvider): () => void {
+    checkProvider(provider)
+    const entry: Candidate = { provider, source: 'provided' }
+    return this.ctx.effect(() => {
+      this.provided = [...this.provided, entry]
+      return () => {
+        this.provided = this.provided.filter((c) => c !== entry)
+      }
+    })
+  }
+
+  /** Confine one command, or throw SANDBOX_UNAVAILABLE / INVALID_POLICY. */
+  async confine(argv: readonly string[], policy: SandboxPolicy): Promise<Confined> {
+    const command = checkArgv(argv)
+    const resolved = this.resolve(policy)
+    if (resolved.mode === 'danger-full-access') {
+      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced: Object.freeze([]), cleanup: () => [] })
+    }
+    const chosen = await this.choose()
+    if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
+    return this.build(chosen.provider, command, resolved)
+  }
+
+  /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */
+  resolve(policy: SandboxPolicy): ResolvedPolicy {
+    return resolvePolicy(policy, this.allowedRoots())
+  }
+
+  /** approved explicit mode > the session's latest `sandbox/mode` event > the configured default. */
+  resolveMode(session: Session, approvedExplicit?: SandboxMode): SandboxMode {
+    if (approvedExplicit !== undefined) {
+      if (!isSandboxMode(approvedExplicit)) throw new KernelError('INVALID_POLICY', `approved sandbox mode ${JSON.stringify(approvedExplicit)} is not one of ${SANDBOX_MODES.join(', ')}`, { details: { field: 'mode' } })
+      return approvedExplicit
+    }
+    return this.modes.sessionMode(session) ?? this.defaults.mode
+  }
+
+  /** Set the session's mode: appends a durable (fsynced) `sandbox/mode` event. */
+  setMode(session: Session, mode: SandboxMode, reason?: string): Promise<SessionEvent<'sandbox/mode'>> {
+    if (!isSandboxMode(mode)) throw new KernelError('INVALID_POLICY', `sandbox mode ${JSON.stringify(mode)} is not one of ${SANDBOX_MODES.join(', ')}`, { details: { field: 'mode' } })
+    if (reason !== undefined && typeof reason !== 'string') throw new KernelError('INVALID_POLICY', 'sandbox mode reason must be a string', { details: { field: 'reason' } })
+    return session.append('sandbox/mode', reason === undefined ? { mode } : { mode, reason })
+  }
+
+  /** Probe every candidate for this platform (once each) and report. */
+  async probe(): Promise<SandboxStatus> {
+    for (const candidate of this.candidates()) if (this.runs(candidate.provider)) await this.probeOnce(candidate.provider)
+    return this.status()
+  }
+
+  /** Candidates, their probe results so far, and the chosen backend. */
+  status(): SandboxStatus {
+    const candidates: CandidateStatus[] = this.candidates().map(({ provider, source }) => {
+      const probe = this.runs(provider) ? this.results.get(provider) : { available: false, reason: `not for ${process.platform}` }
+      return { name: provider.name, source, platforms: [...provider.platforms], ...(probe ? { probe } : {}) }
+    })
+    return { chosen: this.firstAvailable()?.provider.name, candidates }
+  }
+
+  private allowedRoots(): string[] {
+    return this.defaults.allowedRoots.flatMap((root) => {
+      try {
+        return [realpathSync(root)]
+      } catch {
+        return [] // a root that does not exist allows nothing
+      }
+    })
+  }
+
+  private candidates(): Candidate[] {
+    return [...this.provided, ...this.local]
+  }
+
+  private runs(provider: SandboxProvider): boolean {
+    return provider.platforms.includes(process.platform)
+  }
+
+  private firstAvailable(): Candidate | undefined {
+    return this.candidates().find((c) => this.runs(c.provider) && this.results.get(c.provider)?.available)
+  }
+
+  /** The first candidate whose probe succeeds, probing lazily in order. */
+  private async choose(): Promise<Candidate | undefined> {
+    for (const candidate of this.candidates()) {
+      if (!this.runs(candidate.provider)) continue
+      if ((await this.probeOnce(candidate.provider)).available) return candidate
+    }
+    return undefined
+  }
+
+  private probeOnce(provider: SandboxProvider): Promise<ProbeResult> {
+    let pending = this.probes.get(provider)
+    if (!pending) {
+      // Why catch: a probe that throws is a backend that does not work (fail closed), not a crash
+      pending = Promise.resolve()
+        .then(() => provider.probe())
+        .then((result) => checkProbe(provider, result), (error) => ({ available: false, reason: `probe threw: ${describeError(error)}` }))
+        .then((result) => {
+          this.results.set(provider, result)
+          return result
+        })
+      this.probes.set(provider, pending)
+    }
+    return pending
+  }
+
+  private reasons(): string {
+    const parts = this.status().candidates.map((c) => `${c.name}: ${c.probe?.reason ?? 'not probed'}`)
+    return parts.length ? parts.join('; ') : `no backend exists for ${process.platform}`
+  }
+
+  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy): Confined {
+    let made
+    try {
+      made = provider.confine(argv, policy)
+      if (!Array.isArray(made?.argv) || !made.argv.length || !made.argv.every((a) => typeof a === 'string')) throw new Error('returned no argv')
+      if (made.enforcement !== 'full' && made.enforcement !== 'partial') throw new Error(`returned enforcement ${JSON.stringify(made.enforcement)}`)
+      if (!Array.isArray(made.unenforced)) throw new Error('returned no unenforced list')
+    } catch (error) {
+      throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} failed to confine the command: ${describeError(error)}`, { cause: error })
+    }
+    const before = snapshotProtected(policy.writableRoots)
+    let cleaned = false
+    return Object.freeze({
+      argv: Object.freeze([...made.argv]),
+      backend: made.backend ?? provider.name,
+      enforcement: made.enforcement,
+      unenforced: Object.freeze([...made.unenforced]),
+      cleanup: () => {
+        if (cleaned) return []
+        cleaned = true
+        return restoreProtected(before)
+      },
+    })
+  }
+}
+
+function checkConfig(config: SandboxConfig): Required<Omit<SandboxConfig, 'backends'>> {
+  if (!config || typeof config !== 'object' || Array.isArray(config)) throw new KernelError('INVALID_CONFIG', 'sandbox config must be an object')
+  for (const key of Object.keys(config)) {
+    if (!Object.hasOwn(SandboxConfig.dict!, key)) throw new KernelError('INVALID_CONFIG', `unknown key sandbox.${key}`, { details: { path: `sandbox.${key}` } })
+  }
+  try {
+    SandboxConfig(config)
+  } catch (error) {
+    throw new KernelError('INVALID_CONFIG', `sandbox config: ${describeError(error)}`, { cause: error })
+  }
+  const checked = config
+  const workspace = resolve(checked.workspace ?? process.cwd())
+  const allowedRoots = (checked.allowedRoots ?? [workspace]).map((root, i) => {
+    if (!isAbsolute(root)) throw new KernelError('INVALID_CONFIG', `sandbox.allowedRoots[${i}] must be an absolute path (got ${JSON.stringify(root)})`)
+    return resolve(root)
+  })
+  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[] })
+}
+
+function checkProvider(provider: SandboxProvider): void {
+  const p = provider as Partial<SandboxProvider> | null
+  const bad = (what: string) => new KernelError('INVALID_CONFIG', `sandbox provider ${JSON.stringify(p?.name)}: ${what}`)
+  if (!p || typeof p !== 'object') throw bad('must be an object')
+  if (typeof p.name !== 'string' || !p.name || p.name === 'none') throw bad('needs a name other than "none"')
+  if (!Array.isArray(p.platforms)) throw bad('needs a platforms array')
+  if (typeof p.probe !== 'function' || typeof p.confine !== 'function') throw bad('needs probe() and confine()')
+}
+
+function checkProbe(provider: SandboxProvider, result: ProbeResult): ProbeResult {
+  if (!result || typeof result !== 'object' || typeof result.available !== 'boolean') {
+    return { available: false, reason: `probe of ${provider.name} returned no result` }
+  }
+  return { ...result }
+}

@@ -1,0 +1,93 @@
+/**
+ * The public shapes of the sandbox (DESIGN §8): modes, policies, what a
+ * provider returns for one command, and what a probe found.
+ */
+import type { JsonValue } from '@dsh/kernel'
+
+export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
+
+export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access']
+
+export type NetworkPolicy = 'off' | 'on'
+
+/** What a caller asks for. Paths must be absolute; network is off unless asked. */
+export interface SandboxPolicy {
+  mode: SandboxMode
+  /** the command's working directory; writable in `workspace-write` */
+  workspace: string
+  /** more writable directories (`workspace-write` only), each inside what the host allows */
+  writableRoots?: string[]
+  network?: NetworkPolicy
+}
+
+/** A policy after checking: real paths, defaults filled in. */
+export interface ResolvedPolicy {
+  readonly mode: SandboxMode
+  /** real path of the workspace */
+  readonly workspace: string
+  /** real paths of every writable directory, the workspace first; empty unless `workspace-write` */
+  readonly writableRoots: readonly string[]
+  readonly network: NetworkPolicy
+}
+
+export type Enforcement = 'full' | 'partial'
+
+/** One command made ready to run confined. */
+export interface Confined {
+  /** spawn exactly this (absolute paths; nothing is looked up on PATH) */
+  readonly argv: readonly string[]
+  /** the backend that confines it; `none` only for `danger-full-access` */
+  readonly backend: string
+  readonly enforcement: Enforcement
+  /** what the backend could not enforce of the policy (ids in docs/threat-model.md) */
+  readonly unenforced: readonly string[]
+  /**
+   * Call once the command and everything it started are gone: removes a
+   * protected path the command created (one that did not exist before) and
+   * restores a protected symlink it replaced. Returns the paths it changed.
+   */
+  cleanup(): string[]
+}
+
+export interface ProbeResult {
+  available: boolean
+  /** why not, or a note on what was checked */
+  reason?: string
+  /** the absolute path of the binary the backend runs */
+  path?: string
+  /** backend-specific facts (a Landlock ABI, say) */
+  details?: JsonValue
+}
+
+/** What a provider hands back before the service adds cleanup. */
+export interface ProviderConfined {
+  argv: string[]
+  backend?: string
+  enforcement: Enforcement
+  unenforced: string[]
+}
+
+export interface SandboxProvider {
+  /** the backend name reported in `Confined.backend` */
+  name: string
+  /** `process.platform` values it can run on */
+  platforms: readonly NodeJS.Platform[]
+  /** called once (memoised): really run a read-only profile and check that a write is refused */
+  probe(): Promise<ProbeResult>
+  /** build the argv; only called after a successful probe, with a checked policy */
+  confine(argv: readonly string[], policy: ResolvedPolicy): ProviderConfined
+}
+
+export interface CandidateStatus {
+  name: string
+  source: 'provided' | 'local'
+  platforms: readonly NodeJS.Platform[]
+  /** undefined until probed */
+  probe?: ProbeResult
+}
+
+export interface SandboxStatus {
+  /** the backend `confine` uses, once probing found one */
+  chosen?: string
+  candidates: CandidateStatus[]
+}
