@@ -72,8 +72,10 @@ export function checkPluginConfig(spec: string, plugin: PluginModule, config: un
 /** After plugging: a plugin that failed or waits for a missing service is an error. */
 export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope): void {
   const scope = fork as any
-  if (scope.error || scope.hasError) {
-    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${describeError(scope.error ?? scope.runtime?.error)}`, { cause: scope.error, details: { plugin: spec } })
+  // cordis 3.18 records a throwing (or rejecting) apply on the runtime, not the fork
+  const error = scope.error ?? scope.runtime?.error
+  if (error || scope.hasError || scope.runtime?.hasError) {
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${describeError(error)}`, { cause: error, details: { plugin: spec } })
   }
   if (!scope.isActive && !scope.runtime?.isActive) {
     const inject = plugin.inject
