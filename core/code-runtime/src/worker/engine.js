@@ -13,12 +13,34 @@
  *
  * Linear memory never shrinks, so an instance that grew during a run is
  * replaced after it: every run starts from the same base image. So is an
- * instance that a host-side failure may have left inconsistent (`broken`).
+ * instance that a host-side failure may have left inconsistent (`broken`), or
+ * that failed to free a runtime.
+ *
+ * The next run's isolate is made while the worker is idle (`prepare`).
  */
-import { newQuickJSWASMModule } from 'quickjs-emscripten'
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten'
 import { Isolate } from './isolate.js'
 
 const pageBytes = 65536
+
+/**
+ * QuickJS asserts, when a runtime is freed, that no object is left; an
+ * interrupt inside a promise job can leave one, and the wasm module then
+ * aborts. The worker expects that (it replaces the instance), so the abort
+ * message is not printed; anything else emscripten prints still is.
+ */
+const emscriptenModule = {
+  /** @param {string} text */
+  printErr: text => {
+    if (!text.startsWith('Aborted(')) console.error(text)
+  },
+}
+// `printErr` is an emscripten option the loader passes through but does not declare
+const variant = newVariant(RELEASE_SYNC, {
+  emscriptenModule: /** @type {import('quickjs-emscripten').CustomizeVariantOptions['emscriptenModule']} */ (
+    /** @type {unknown} */ (emscriptenModule)
+  ),
+})
 
 /** @typedef {ReturnType<import('quickjs-emscripten').QuickJSWASMModule['getWasmMemory']>} WasmMemory */
 
@@ -40,7 +62,7 @@ export class Engine {
     this.module = undefined
     this.memory = undefined
     this.spare = undefined
-    const module = await newQuickJSWASMModule()
+    const module = await newQuickJSWASMModuleFromVariant(variant)
     const memory = module.getWasmMemory()
     const grow = memory.grow
     const engine = this

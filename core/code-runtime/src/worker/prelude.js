@@ -38,7 +38,12 @@ export const preludeSource = String.raw`(function () {
       if (value instanceof ErrorCtor) return StringCtor(value.name) + ': ' + StringCtor(value.message);
       if (typeof value === 'function') return '[Function ' + (value.name || '(anonymous)') + ']';
       if (value === undefined || typeof value === 'symbol' || typeof value === 'bigint') return StringCtor(value);
-      const json = stringify(value);
+      let json;
+      try {
+        json = stringify(value);
+      } catch {
+        // a cycle, say: fall back to the value's string form
+      }
       return json === undefined ? StringCtor(value) : json;
     } catch {
       return '[unprintable]';

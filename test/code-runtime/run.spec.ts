@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest'
+import { echo, request, trackingBridge, useRuntime } from './helpers.js'
+
+const runtime = useRuntime({ workers: 2 })
+
+describe('running a program', () => {
+  it('returns the JSON value the program returns', async () => {
+    const cases: [string, unknown][] = [
+      ['return 1 + 1', 2],
+      ['return "text"', 'text'],
+      ['return { a: [1, { b: null }], c: true }', { a: [1, { b: null }], c: true }],
+      ['return [NaN, -0, 1e21]', [null, 0, 1e21]],
+      ['const x = 1', null],
+      ['return undefined', null],
+      ['return', null],
+    ]
+    for (const [code, value] of cases) {
+      expect(await runtime().run(request(code))).toEqual({ ok: true, value, logs: '' })
+    }
+  })
+
+  it('runs the program as the body of an async function: top-level await and return', async () => {
+    const outcome = await runtime().run(request('const a = await Promise.resolve(20)\nif (a > 10) return a + 1\nreturn 0'))
+    expect(outcome).toMatchObject({ ok: true, value: 21 })
+  })
+
+  it('awaits several sub-calls in sequence, each with its arguments and a rising index', async () => {
+    const bridge = trackingBridge((name, args) => ({ ok: true, value: { got: args } }))
+    const outcome = await runtime().run({
+      code: 'const out = []\nfor (const n of [1, 2, 3]) out.push((await tools.lookup({ n })).got.n * 10)\nreturn out',
+      tools: ['lookup'],
+      call: bridge.call,
+    })
+    expect(outcome).toMatchObject({ ok: true, value: [10, 20, 30] })
+    expect(bridge.calls.map(c => [c.name, c.args, c.index])).toEqual([
+      ['lookup', { n: 1 }, 1],
+      ['lookup', { n: 2 }, 2],
+      ['lookup', { n: 3 }, 3],
+    ])
+  })
+
+  it('passes `{}` when a tool is called without arguments', async () => {
+    expect(await runtime().run(request('return await tools.echo()'))).toMatchObject({ value: { args: {} } })
+  })
+
+  it('runs Promise.all sub-calls in parallel, never more than maxParallelSubCalls at once, queueing the rest', async () => {
+    const bridge = trackingBridge((_, args) => ({ ok: true, value: args }), 20)
+    const outcome = await runtime().run({
+      code: 'const all = await Promise.all(Array.from({ length: 20 }, (_, i) => tools.slow({ i })))\nreturn all.map(r => r.i)',
+      tools: ['slow'],
+      call: bridge.call,
+      limits: { maxParallelSubCalls: 3 },
+    })
+    expect(outcome).toMatchObject({ ok: true, value: Array.from({ length: 20 }, (_, i) => i) })
+    expect(bridge.calls).toHaveLength(20)
+    expect(bridge.maxInFlight()).toBe(3)
+  })
+
+  it('rejects a failed sub-call with an Error carrying the code and message', async () => {
+    const outcome = await runtime().run({
+      code: [
+        'try { await tools.read({ path: "x" }) } catch (e) {',
+        '  return [e instanceof Error, e.code, e.message]',
+        '}',
+      ].join('\n'),
+      tools: ['read'],
+      call: async () => ({ ok: false, code: 'NOT_FOUND', message: 'no such file: x' }),
+    })
+    expect(outcome).toMatchObject({ ok: true, value: [true, 'NOT_FOUND', 'no such file: x'] })
+  })
+
+  it('fails the sub-call, not the run, when the bridge itself throws', async () => {
+    const outcome = await runtime().run({
+      code: 'try { await tools.bad({}) } catch (e) { return [e.code, e.message] }',
+      tools: ['bad'],
+      call: async () => {
+        throw new Error('bridge bug')
+      },
+    })
+    expect(outcome).toMatchObject({ ok: true, value: ['TOOL_FAILED', 'bridge bug'] })
+  })
+
+  it('offers only the listed tools: any other name is undefined and calling it a TypeError', async () => {
+    const outcome = await runtime().run(
+      request(
+        [
+          'const kinds = [typeof tools.echo, typeof tools.rm, typeof tools.toString, typeof tools.__proto__, Object.keys(tools)]',
+          'try { await tools.rm({}) } catch (e) { kinds.push(e.name) }',
+          'return kinds',
+        ].join('\n'),
+      ),
+    )
+    expect(outcome).toMatchObject({ ok: true, value: ['function', 'undefined', 'undefined', 'undefined', ['echo'], 'TypeError'] })
+  })
+
+  it('accepts hostile tool names as plain property names', async () => {
+    const outcome = await runtime().run({
+      code: 'return [Object.keys(tools), (await tools["__proto__"]({})).name, (await tools.constructor({})).name, ({}).constructor === Object]',
+      tools: ['__proto__', 'constructor'],
+      call: echo,
+    })
+    expect(outcome).toMatchObject({ ok: true, value: [['__proto__', 'constructor'], '__proto__', 'constructor', true] })
+  })
+
+  it('strips TypeScript: annotations, interfaces, type aliases, enums, generics, assertions', async () => {
+    const code = [
+      'interface Entry { path: string; size?: number }',
+      'type Listing = { entries: Entry[] }',
+      'enum Kind { File = "file", Dir = "dir" }',
+      'function first<T>(items: readonly T[]): T | undefined { return items[0] }',
+      'const listing = (await tools.echo({ entries: [{ path: "a", size: 2 }] })).args as Listing',
+      'const entry: Entry = first<Entry>(listing.entries)!',
+      'class Box<T> { constructor(private readonly value: T) {} get(): T { return this.value } }',
+      'return [entry.path, entry.size satisfies number | undefined, Kind.Dir, new Box(3).get()]',
+    ].join('\n')
+    expect(await runtime().run(request(code))).toMatchObject({ ok: true, value: ['a', 2, 'dir', 3] })
+  })
+
+  it('keeps modern syntax as QuickJS runs it: optional chaining, nullish, class fields, private members', async () => {
+    const code = 'class C { #n = 2; static s = 1; get n() { return this.#n } }\nconst o: any = null\nreturn [o?.x ?? "d", new C().n, C.s]'
+    expect(await runtime().run(request(code))).toMatchObject({ ok: true, value: ['d', 2, 1] })
+  })
+
+  it('does not send sub-calls the program never awaited before finishing', async () => {
+    const bridge = trackingBridge(() => ({ ok: true, value: null }))
+    const outcome = await runtime().run({ code: 'tools.fire({})\nreturn 1', tools: ['fire'], call: bridge.call })
+    expect(outcome).toMatchObject({ ok: true, value: 1 })
+    expect(bridge.calls).toHaveLength(0)
+  })
+
+  it('aborts the signal handed to a sub-call once the run is over', async () => {
+    const bridge = trackingBridge(() => ({ ok: true, value: null }))
+    await runtime().run({ code: 'await tools.a({})\nreturn 1', tools: ['a'], call: bridge.call })
+    expect(bridge.calls[0]!.signal.aborted).toBe(true)
+  })
+})
