@@ -42,9 +42,13 @@ async function realDirectory(path: string): Promise<void> {
 export async function createSpillFile(session: Session, callId: string): Promise<{ path: string; handle: FileHandle }> {
   const dir = spillDir(session)
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 })
-    // mkdir follows symlinks: a link planted at either level would send the text elsewhere
+    // level by level, each checked before it is used: a symlink planted at
+    // either level would send the text (and new directories) elsewhere
+    await mkdir(dirname(dir), { recursive: true, mode: 0o700 })
     await realDirectory(dirname(dir))
+    await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
     await realDirectory(dir)
   } catch (error) {
     throw new Error(`cannot create the spill directory ${dir}: ${(error as Error).message}`, { cause: error })
