@@ -28,8 +28,8 @@ interface SessionState {
   grants: GrantStore
   /** ids of requests this service is deciding now */
   live: Set<string>
-  /** interrupted requests of an earlier process have been recorded */
-  recovered: boolean
+  /** settles once interrupted requests of an earlier process are recorded */
+  recovered?: Promise<void>
 }
 
 /** A request checked and ready to log. */
@@ -77,10 +77,8 @@ export class ApprovalService extends Service implements ApprovalGate {
     // without a session there is nowhere to log the request first
     if (!(session instanceof Session)) return denied('an approval request needs an execution with an open session')
     const state = this.stateOf(session)
-    if (!state.recovered) {
-      state.recovered = true
-      await this.recover(session).catch(() => {})
-    }
+    // every request waits for the same recovery, so requests keep their arrival order
+    await (state.recovered ??= this.recover(session).then(() => {}, () => {}))
     const request = this.prepare(input, exec, session)
     const policy = this.policyFor(session)
     const key = request.args && !request.invalid ? grantKey(exec.name, request.args, request.sandboxMode) : undefined
@@ -213,7 +211,7 @@ export class ApprovalService extends Service implements ApprovalGate {
   private stateOf(session: Session): SessionState {
     let state = this.sessions.get(session)
     if (!state) {
-      state = { grants: new GrantStore(), live: new Set(), recovered: false }
+      state = { grants: new GrantStore(), live: new Set() }
       this.sessions.set(session, state)
       session.onClose(() => this.sessions.delete(session))
     }
