@@ -41,9 +41,9 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
     expect(screen).toMatch(/Reason:\s+runs the tests/)
     expect(screen).toContain(`"note": "${'x'.repeat(40)}…[cut 460 more chars]"`)
     expect(screen).not.toContain('x'.repeat(41))
+    expect(screen).toMatch(/n\s+Deny \(also Enter\)/)
     expect(screen).toMatch(/y\s+Allow once/)
     expect(screen).toMatch(/a\s+Allow for this session \(these exact arguments\)/)
-    expect(screen).toMatch(/n\s+Deny/)
     // nothing is decided before a key is pressed
     expect(outcomes(results(out))).toEqual({})
     tmux.keys('y')
@@ -62,6 +62,8 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
     await tmux.waitFor((s) => prompting(s)('curl example.invalid'), 'the fifth prompt')
     expect(outcomes(results(out))).toMatchObject({ granted: { kind: 'approved', grant: 'session' } })
     tmux.keys('Escape')
+    await tmux.waitFor((s) => prompting(s)('shutdown now'), 'the sixth prompt')
+    tmux.keys('C-c')
 
     const lines = await waitForResults(out, done, 'the fixture to finish')
     expect(outcomes(lines)).toEqual({
@@ -70,9 +72,10 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
       deny: { kind: 'denied', reason: 'writes system files' },
       granted: { kind: 'approved', grant: 'session' },
       escape: { kind: 'denied', reason: 'denied at the terminal' },
+      'ctrl-c': { kind: 'denied', reason: 'denied at the terminal' },
     })
-    // four prompts were shown, not five
-    expect(tmux.screen().match(/Approval needed/g)).toHaveLength(4)
+    // five prompts were shown for six requests
+    expect(tmux.screen().match(/Approval needed/g)).toHaveLength(5)
   })
 
   it('queues concurrent requests one at a time; an aborted request dismisses its prompt and the next one shows', async () => {
@@ -104,7 +107,7 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
     expect(tmux.screen()).not.toContain('after-dispose')
   })
 
-  it('shows escape sequences, C1 and bidi characters from the model as inert escapes', async () => {
+  it('shows escape sequences, C1 and bidi characters from the model as inert escapes; Enter alone denies', async () => {
     const { tmux, out } = run('hostile')
     const screen = await tmux.waitFor((s) => prompting(s)('Allow this call?'), 'the prompt')
     // the clear-screen sequence did not run: the box is intact and the text is escaped
@@ -117,8 +120,10 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
     const fake = screen.split('\n').filter((line) => line.includes('FAKE LINE'))
     expect(fake).toHaveLength(1)
     expect(fake[0]).toMatch(/Reason:/)
-    tmux.keys('n')
+    // Enter without a key is the default, Deny, as the prompt says
+    tmux.keys('Enter')
     await tmux.waitFor((s) => s.includes('Reason for denying'), 'the reason prompt')
+    expect(outcomes(results(out))).toEqual({})
     tmux.keys('Enter')
     const lines = await waitForResults(out, done, 'the fixture to finish')
     expect(outcomes(lines)).toEqual({ hostile: { kind: 'denied', reason: 'denied at the terminal' } })

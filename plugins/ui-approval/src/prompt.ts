@@ -1,7 +1,7 @@
 /**
  * One approval prompt on a terminal: the request in a box, then one key —
  * `y` allow once, `a` allow for this session (these exact arguments), `n`
- * deny and type a reason. Escape or Ctrl+C denies. The request's signal
+ * (or Enter) deny and type a reason. Escape or Ctrl+C denies. The request's signal
  * dismisses the prompt (the call was cancelled or the request timed out).
  */
 import { isCancel, log, note, selectKey, text } from '@clack/prompts'
@@ -21,34 +21,31 @@ const withdrawn = (): ApprovalOutcome => ({ kind: 'unavailable', reason: 'the re
 export async function promptOnce(request: ApprovalRequestEvent, io: TerminalIO, limits: FormatLimits, signal: AbortSignal): Promise<ApprovalOutcome> {
   const { input, output } = io
   note(describeRequest(request, limits), 'Approval needed', { output })
-  for (;;) {
-    const choice = await selectKey({
-      message: 'Allow this call?',
-      options: [
-        { value: 'y', label: 'Allow once' },
-        { value: 'a', label: 'Allow for this session (these exact arguments)' },
-        { value: 'n', label: 'Deny' },
-      ],
-      input,
-      output,
-      signal,
-    })
-    if (signal.aborted) {
-      log.warn('Approval request withdrawn (the call was cancelled or nobody answered in time).', { output })
-      return withdrawn()
-    }
-    if (isCancel(choice)) {
-      log.warn('Dismissed: the call is denied.', { output })
-      return { kind: 'denied', reason: DEFAULT_DENY_REASON }
-    }
-    if (choice === 'y') return { kind: 'approved', grant: 'once' }
-    if (choice === 'a') return { kind: 'approved', grant: 'session' }
-    if (choice === 'n') {
-      const reason = await text({ message: 'Reason for denying (sent back to the model)', placeholder: DEFAULT_DENY_REASON, input, output, signal })
-      if (signal.aborted) return withdrawn()
-      const typed = isCancel(reason) ? '' : reason.trim()
-      return { kind: 'denied', reason: typed || DEFAULT_DENY_REASON }
-    }
-    // Enter alone chose nothing: ask again rather than guess
+  const choice = await selectKey({
+    message: 'Allow this call?',
+    // Deny comes first: Enter alone submits no key, and the prompt then shows the first option
+    options: [
+      { value: 'n', label: 'Deny (also Enter)' },
+      { value: 'y', label: 'Allow once' },
+      { value: 'a', label: 'Allow for this session (these exact arguments)' },
+    ],
+    input,
+    output,
+    signal,
+  })
+  if (signal.aborted) {
+    log.warn('Approval request withdrawn (the call was cancelled or nobody answered in time).', { output })
+    return withdrawn()
   }
+  if (isCancel(choice)) {
+    log.warn('Dismissed: the call is denied.', { output })
+    return { kind: 'denied', reason: DEFAULT_DENY_REASON }
+  }
+  if (choice === 'y') return { kind: 'approved', grant: 'once' }
+  if (choice === 'a') return { kind: 'approved', grant: 'session' }
+  // `n`, or Enter without a key: deny, as the prompt shows
+  const reason = await text({ message: 'Reason for denying (sent back to the model)', placeholder: DEFAULT_DENY_REASON, input, output, signal })
+  if (signal.aborted) return withdrawn()
+  const typed = isCancel(reason) ? '' : reason.trim()
+  return { kind: 'denied', reason: typed || DEFAULT_DENY_REASON }
 }
