@@ -34,7 +34,7 @@ export interface RunMessage {
 
 export type ResultMessage =
   | { t: 'result'; run: number; call: number; ok: true; json: string }
-  | { t: 'result'; run: number; call: number; ok: false; code: string; message: string }
+  | { t: 'result'; run: number; call: number; ok: false; code: string; message: string; limit?: true }
 
 export type HostMessage = RunMessage | ResultMessage
 

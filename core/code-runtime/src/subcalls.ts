@@ -56,7 +56,7 @@ export class SubCalls {
 
   private encode(message: CallMessage, outcome: SubCallOutcome): ResultMessage {
     const { run, call, name } = message
-    const fail = (code: string, text: string): ResultMessage => ({ t: 'result', run, call, ok: false, code, message: text })
+    const fail = (code: string, text: string): ResultMessage & { ok: false } => ({ t: 'result', run, call, ok: false, code, message: text })
     if (outcome === null || typeof outcome !== 'object') return fail('TOOL_FAILED', `tools.${name}: the bridge answered ${String(outcome)}`)
     if (!outcome.ok) return fail(String(outcome.code), String(outcome.message))
     let json: string | undefined
@@ -69,7 +69,9 @@ export class SubCalls {
     const max = this.limits.maxValueBytes
     // a UTF-16 unit is 1 to 3 UTF-8 bytes: count exactly only when the bounds disagree
     const bytes = json.length > max || json.length * 3 > max ? Buffer.byteLength(json) : json.length
-    if (bytes > max) return fail('LIMIT', `tools.${name}: the result is ${bytes} bytes of JSON, over the limit of ${max}`)
+    if (bytes > max) {
+      return { ...fail('LIMIT', `tools.${name}: the result is ${bytes} bytes of JSON, over the limit of ${max}`), limit: true }
+    }
     return { t: 'result', run, call, ok: true, json }
   }
 }

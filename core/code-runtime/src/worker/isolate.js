@@ -137,7 +137,7 @@ export class Isolate {
 
   /**
    * @param {QuickJSHandle} thrown
-   * @returns {{ name?: string, message: string, code?: string, stack?: string }}
+   * @returns {{ name?: string, message: string, code?: string, stack?: string, limit?: boolean }}
    */
   describe(thrown) {
     const result = this.vm.callFunction(this.helper(4), this.vm.undefined, thrown)

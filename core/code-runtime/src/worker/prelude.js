@@ -11,21 +11,30 @@
  * - `take()`: the sub-calls requested since the last take, as text records
  *   `<id>,<tool index>,<length>:<arguments JSON>` (no host call per sub-call:
  *   crossing the FFI is what costs, so the worker drains them once per pump);
- * - `settle(json)`: `[[id, 1, value] | [id, 0, code, message], …]`, parsed here,
- *   inside the isolate, so every result is a fresh object and `__proto__` keys
- *   stay plain data;
+ * - `settle(json)`: `[[id, 1, value] | [id, 0, code, message] | [id, 2, message], …]`
+ *   (2: a limit of the runtime), parsed here, inside the isolate, so every
+ *   result is a fresh object and `__proto__` keys stay plain data;
  * - `encode(value)`: the return value as JSON text;
- * - `describe(thrown)`: what a thrown value says about itself, as JSON text.
+ * - `describe(thrown)`: what a thrown value says about itself, as JSON text,
+ *   and whether it is the runtime's own `LIMIT` error (a mark the program
+ *   cannot forge: membership of a WeakSet only the prelude holds).
  */
 export const preludeSource = String.raw`(function () {
   'use strict';
   const stringify = JSON.stringify, parse = JSON.parse;
   const create = Object.create, defineProperty = Object.defineProperty, freeze = Object.freeze;
   const PromiseCtor = Promise, ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String;
+  const uncurry = Function.prototype.call.bind(Function.prototype.bind, Function.prototype.call);
+  const limits = new WeakSet(), markLimit = uncurry(WeakSet.prototype.add), isLimit = uncurry(WeakSet.prototype.has);
 
   const coded = (code, message) => {
     const error = new ErrorCtor(message);
     defineProperty(error, 'code', { value: code, writable: true, configurable: true });
+    return error;
+  };
+  const limitError = (message) => {
+    const error = coded('LIMIT', message);
+    markLimit(limits, error);
     return error;
   };
   const text = (value, limit) => {
@@ -84,7 +93,7 @@ export const preludeSource = String.raw`(function () {
             if (typeof json !== 'string') throw new TypeErrorCtor('tools.' + name + ': the arguments are not JSON');
             // UTF-16 length never exceeds the UTF-8 byte count: over it is surely too big
             if (json.length > maxValueChars) {
-              throw coded('LIMIT', 'tools.' + name + ': the arguments are over the limit of ' + maxValueChars + ' bytes');
+              throw limitError('tools.' + name + ': the arguments are over the limit of ' + maxValueChars + ' bytes');
             }
             const id = ++nextId;
             waiting[id] = { resolve, reject };
@@ -109,6 +118,7 @@ export const preludeSource = String.raw`(function () {
         if (waiter === undefined) continue;
         delete waiting[entry[0]];
         if (entry[1] === 1) waiter.resolve(entry[2]);
+        else if (entry[1] === 2) waiter.reject(limitError(entry[2]));
         else waiter.reject(coded(entry[2], entry[3]));
       }
     };
@@ -127,6 +137,7 @@ export const preludeSource = String.raw`(function () {
             message: text(thrown.message, 4000),
             code: typeof code === 'string' ? text(code, 200) : undefined,
             stack: typeof thrown.stack === 'string' ? text(thrown.stack, 4000) : undefined,
+            limit: isLimit(limits, thrown),
           });
         }
         const json = typeof thrown === 'object' && thrown !== null ? stringify(thrown) : undefined;

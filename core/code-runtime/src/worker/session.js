@@ -141,7 +141,7 @@ export class Session {
             ? `tools.${name}: the arguments are ${bytes} bytes, over the limit of ${limits.maxValueBytes}`
             : undefined
       if (refusal !== undefined) {
-        this.settlements.push(`[${id},0,"LIMIT",${JSON.stringify(refusal)}]`)
+        this.settlements.push(`[${id},2,${JSON.stringify(refusal)}]`)
         continue
       }
       const call = ++this.calls
@@ -173,7 +173,11 @@ export class Session {
     this.pending.delete(message.call)
     // the host made `json` with JSON.stringify: it embeds as is
     this.settlements.push(
-      message.ok ? `[${id},1,${message.json}]` : `[${id},0,${JSON.stringify(message.code)},${JSON.stringify(message.message)}]`,
+      message.ok
+        ? `[${id},1,${message.json}]`
+        : message.limit
+          ? `[${id},2,${JSON.stringify(message.message)}]`
+          : `[${id},0,${JSON.stringify(message.code)},${JSON.stringify(message.message)}]`,
     )
   }
 
@@ -227,7 +231,8 @@ export class Session {
     const described = thrown.consume(h => /** @type {Isolate} */ (this.isolate).describe(h))
     const name = described.name ? `${described.name}${described.code ? ` [${described.code}]` : ''}: ` : ''
     const line = lineFromStack(this.request.code, described.stack)
-    const code = compiling && described.name === 'SyntaxError' ? 'SYNTAX' : 'THREW'
+    // an uncaught limit error of the runtime (not one the program made up) ends the run as LIMIT
+    const code = compiling && described.name === 'SyntaxError' ? 'SYNTAX' : described.limit ? 'LIMIT' : 'THREW'
     return { ok: false, code, message: `${prefix}${name}${described.message}`, ...(line === undefined ? {} : { line }) }
   }
 
