@@ -8,6 +8,7 @@ import { describeError, KernelError, raw, SessionService, type Session, type Ses
 import { SystemPromptService } from '@dsh/system-prompt'
 import { ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
+import { SandboxService } from '@dsh/sandbox'
 import { checkOptions, type KernelOptions } from './options.js'
 import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin } from './plugins.js'
 
@@ -35,6 +36,7 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
   ctx.plugin(SessionService, { dataDir: resolve(options.dataDir ?? '.dsh') })
   ctx.plugin(SystemPromptService)
   ctx.plugin(ToolService, { mode: options.tools?.mode ?? 'native' })
+  ctx.plugin(SandboxService, options.sandbox ?? {})
   ctx.plugin(ApprovalService, approval)
   await ctx.start()
 
