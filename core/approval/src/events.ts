@@ -72,8 +72,11 @@ declare module '@dsh/kernel' {
     'approval/revoked': { grantId: string; name: string; reason?: string }
     /** a request asked before a crash that was never decided */
     'approval/interrupted': { id: string; callId: string; name: string; askedSeq: number }
-    /** the session's sandbox mode (read by the sandbox service); written when a preset is switched */
-    'sandbox/mode': { mode: SandboxModeName; preset?: string; policy?: ApprovalPolicy; reason?: string }
+    /**
+     * The session's sandbox mode, read by the sandbox service; written with `preset` and `policy` when
+     * a preset is switched. Declared identically in @dsh/sandbox (merged declarations must match).
+     */
+    'sandbox/mode': { mode: SandboxModeName; reason?: string; preset?: string; policy?: 'ask' | 'never' }
   }
 }
 

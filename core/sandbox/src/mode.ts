@@ -10,7 +10,8 @@ import type { SandboxMode } from './types.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
-    'sandbox/mode': { mode: SandboxMode; reason?: string }
+    // `preset` and `policy` are written by approval.setPreset (declared identically in @dsh/approval)
+    'sandbox/mode': { mode: SandboxMode; reason?: string; preset?: string; policy?: 'ask' | 'never' }
   }
 }
 
