@@ -4,13 +4,16 @@
  */
 import { Context } from 'cordis'
 import { resolve } from 'node:path'
-import { describeError, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
+import { canonicalJson, describeError, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
 import { SystemPromptService } from '@dsh/system-prompt'
 import { ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
 import { SandboxService } from '@dsh/sandbox'
 import { checkOptions, type KernelOptions } from './options.js'
-import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin } from './plugins.js'
+import { mergeOptions, readConfigFile } from './config-file.js'
+import { PluginSet, type PlanSummary } from './plugin-set.js'
+import type { LoadedPlugin } from './plugins.js'
+import { reloadKernel, type KernelState, type ServiceSlot } from './reload.js'
 
 export interface Kernel {
   /** the root context: services are `ctx.tools`, `ctx.sessions`, … */
@@ -25,36 +28,45 @@ export interface Kernel {
   openSession(options?: SessionOptions): Session
   /** the plugins loaded from `options.plugins`, in order */
   plugins(): readonly LoadedPlugin[]
+  /**
+   * Replace the plugin set (and service settings) transactionally: with no
+   * argument, re-read `configFile`. Every config is validated first; on any
+   * error nothing changes. Only changed plugins are replaced.
+   */
+  reload(config?: KernelOptions): Promise<PlanSummary>
   dispose(): Promise<void>
 }
 
+function slot(name: string, configOf: ServiceSlot['configOf'], plug: ServiceSlot['plug'], options: KernelOptions): ServiceSlot {
+  const config = configOf(options)
+  return { name, configOf, plug, fork: plug(config), key: canonicalJson(config) }
+}
+
 export async function createKernel(input?: KernelOptions): Promise<Kernel> {
+  const explicit = checkOptions(input)
+  const file = explicit.configFile ? readConfigFile(explicit.configFile) : undefined
+  const baseDir = file?.dir ?? process.cwd()
   // a preset fills approval.policy and sandbox.mode where they are not set explicitly
-  const options = applyPreset(checkOptions(input))
-  const approval = resolveApprovalConfig(options.approval)
+  const options = applyPreset(file ? mergeOptions(file.options, explicit) : explicit)
   const ctx = new Context()
   ctx.plugin(SessionService, { dataDir: resolve(options.dataDir ?? '.dsh') })
   ctx.plugin(SystemPromptService)
   ctx.plugin(ToolService, { mode: options.tools?.mode ?? 'native' })
   ctx.plugin(SandboxService, options.sandbox ?? {})
-  ctx.plugin(ApprovalService, approval)
+  const slots: ServiceSlot[] = [
+    slot('approval', (o) => resolveApprovalConfig(o.approval), (config) => ctx.plugin(ApprovalService, config as any), options),
+  ]
   await ctx.start()
 
-  const loaded: LoadedPlugin[] = []
+  const plugins = new PluginSet(ctx)
   try {
-    for (const [spec, config] of Object.entries(options.plugins ?? {})) {
-      const plugin = await importPlugin(spec, process.cwd())
-      const checked = checkPluginConfig(spec, plugin, config)
-      const fork = ctx.plugin(plugin as any, checked)
-      await ctx.lifecycle.flush()
-      checkStarted(spec, plugin, fork)
-      loaded.push({ spec, plugin, config: checked, fork })
-    }
+    await plugins.apply(await plugins.prepare(options.plugins ?? {}, baseDir))
   } catch (error) {
     await ctx.stop().catch(() => {})
     throw KernelError.is(error) ? error : new KernelError('PLUGIN_FAILED', describeError(error), { cause: error })
   }
 
+  const state: KernelState = { ctx, plugins, explicit, configFile: explicit.configFile, slots, options }
   const tools = raw(ctx.tools)
   const execute = tools.execute.bind(tools)
   let disposed = false
@@ -63,7 +75,8 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
     options,
     execute,
     openSession: (sessionOptions) => ctx.sessions.open(sessionOptions),
-    plugins: () => loaded,
+    plugins: () => plugins.list(),
+    reload: (config) => reloadKernel(state, config),
     async dispose() {
       if (disposed) return
       disposed = true

@@ -64,7 +64,11 @@ export function checkOptions(options: unknown, where = 'createKernel options'): 
   if (!options || typeof options !== 'object' || Array.isArray(options)) throw new KernelError('INVALID_CONFIG', `${where} must be an object`)
   rejectUnknownKeys(KernelOptionsSchema, options, '')
   try {
-    return KernelOptionsSchema(options as any) as KernelOptions
+    const checked = KernelOptionsSchema(options as any) as Record<string, unknown>
+    // schemastery fills absent sections with empty ones; keep only what was given,
+    // so merging a config file with explicit options cannot erase the file's keys
+    for (const key of Object.keys(checked)) if (!(key in options)) delete checked[key]
+    return checked as KernelOptions
   } catch (error) {
     throw new KernelError('INVALID_CONFIG', `${where}: ${(error as Error).message}`, { cause: error })
   }

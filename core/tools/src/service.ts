@@ -127,6 +127,23 @@ export class ToolService extends Service {
     return classify(this.registry.get(name, scope)?.def, args)
   }
 
+  /**
+   * Run `change` as a barrier: calls that start meanwhile wait until it
+   * settles; calls already running keep the gate set they started with.
+   */
+  async exclusive<T>(change: () => Promise<T>): Promise<T> {
+    const env = raw(this).env
+    while (env.barrier) await env.barrier
+    let release!: () => void
+    env.barrier = new Promise<void>((resolve) => (release = resolve))
+    try {
+      return await change()
+    } finally {
+      env.barrier = undefined
+      release()
+    }
+  }
+
   /** A parent token for sub-dispatches of the `run_code` call `callId`. Only the kernel issues these. */
   issueParentToken(callId: string): ParentToken {
     const token: ParentToken = Object.freeze({ callId })

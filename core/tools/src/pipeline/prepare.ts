@@ -25,8 +25,10 @@ function materialize(raw: unknown): Materialized {
 
 export async function prepare(env: PipelineEnv, state: CallState): Promise<ReturnType<typeof errorResult> | undefined> {
   const { callId, name, input } = state
-  // the finalizer of the *visible* tool is captured before the arguments are touched
+  // the finalizer of the *visible* tool is captured before the arguments are touched, and the
+  // executable entry is resolved now, with the gate set: a reload later in the call changes neither
   state.finalizer = env.registry.get(name, input.scope)?.def.finalizeContent
+  const entry = env.registry.resolveExecution(name, state.nested, input.scope)
 
   const materialized = materialize(input.arguments)
   const logged: { callId: string; name: string; arguments?: JsonValue; unloggable?: string; parent?: string } = { callId, name }
@@ -49,7 +51,6 @@ export async function prepare(env: PipelineEnv, state: CallState): Promise<Retur
     return errorResult(callId, name, 'INVALID_ARGS', 'arguments must be a JSON object')
   }
 
-  const entry = env.registry.resolveExecution(name, state.nested, input.scope)
   if (!entry) return errorResult(callId, name, 'UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
   state.entry = entry
 

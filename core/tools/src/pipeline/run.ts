@@ -19,6 +19,8 @@ function label(value: unknown, fallback: string): string {
 }
 
 export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promise<ToolResult> {
+  // a call never starts under a half-applied plugin set
+  while (env.barrier) await env.barrier
   const callId = label(input?.callId, '<invalid callId>')
   const name = label(input?.name, '<invalid name>')
   const session = input?.session

@@ -24,6 +24,8 @@ export interface PipelineEnv {
   approval(): ApprovalGate | undefined
   /** tokens handed out to `run_code` sub-dispatches */
   tokens: WeakSet<object>
+  /** set while a reload swaps plugins: calls that start meanwhile wait for it */
+  barrier?: Promise<void>
 }
 
 export interface CallState {

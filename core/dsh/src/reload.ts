@@ -1,0 +1,63 @@
+/**
+ * `kernel.reload()`: transactional replacement of the plugin set and of the
+ * service settings. Everything is validated before anything changes; the swap
+ * runs under the tool barrier (calls that start meanwhile wait; calls already
+ * running keep the gate set they started with).
+ */
+import type { Context, ForkScope } from 'cordis'
+import { canonicalJson, KernelError } from '@dsh/kernel'
+import { applyPreset } from '@dsh/approval'
+import { mergeOptions, readConfigFile } from './config-file.js'
+import { checkOptions, type KernelOptions } from './options.js'
+import type { PlanSummary, PluginSet } from './plugin-set.js'
+
+/** A core service whose config can change on reload: re-plugged when it does. */
+export interface ServiceSlot {
+  name: string
+  configOf(options: KernelOptions): unknown
+  plug(config: unknown): ForkScope
+  fork: ForkScope
+  key: string
+}
+
+export interface KernelState {
+  ctx: Context
+  plugins: PluginSet
+  explicit: KernelOptions
+  configFile?: string
+  slots: ServiceSlot[]
+  options: KernelOptions
+}
+
+function resolveOptions(state: KernelState, config: KernelOptions | undefined): { options: KernelOptions; baseDir: string } {
+  if (config !== undefined) return { options: applyPreset(checkOptions(config, 'reload config')), baseDir: process.cwd() }
+  if (!state.configFile) throw new KernelError('INVALID_CONFIG', 'reload() without a config needs the kernel to have been created with configFile')
+  const file = readConfigFile(state.configFile)
+  return { options: applyPreset(mergeOptions(file.options, state.explicit)), baseDir: file.dir }
+}
+
+export async function reloadKernel(state: KernelState, config?: KernelOptions): Promise<PlanSummary> {
+  const { options, baseDir } = resolveOptions(state, config)
+  if (options.dataDir !== undefined && state.options.dataDir !== undefined && options.dataDir !== state.options.dataDir) {
+    throw new KernelError('INVALID_CONFIG', `dataDir cannot change on reload (${state.options.dataDir} → ${options.dataDir})`)
+  }
+  // every plugin imported and every config validated before anything changes
+  const prepared = await state.plugins.prepare(options.plugins ?? {}, baseDir)
+  const tools = state.ctx.tools
+  return tools.exclusive(async () => {
+    const mode = options.tools?.mode ?? 'native'
+    if (mode !== tools.mode) tools.setMode(mode)
+    for (const slot of state.slots) {
+      const next = slot.configOf(options)
+      const key = canonicalJson(next)
+      if (key === slot.key) continue
+      slot.fork.dispose()
+      slot.fork = slot.plug(next)
+      slot.key = key
+    }
+    await state.ctx.lifecycle.flush()
+    const summary = await state.plugins.apply(prepared)
+    state.options = options
+    return summary
+  })
+}
