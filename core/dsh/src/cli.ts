@@ -1,39 +1,21 @@
 #!/usr/bin/env node
 /**
- * The `dsh` command line.
+ * The `dsh` command line: one module per command under `cli/`.
  */
-import { parseArgs } from 'node:util'
-import { runDemo } from './cli/demo.js'
-
-const usage = `Usage: dsh <command> [options]
-
-Commands:
-  demo              run a scripted session through the pipeline and print its audit timeline
-
-Options:
-  -h, --help        show this help
-
-Exit codes: 0 success, 1 a tool call ended in an error result, 2 bad usage or configuration.`
+import { commands, usage } from './cli/commands.js'
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv
-  if (!command || command === '-h' || command === '--help' || command === 'help') {
-    process.stdout.write(usage + '\n')
-    return command ? 0 : 2
+  const [name, ...rest] = argv
+  if (!name || name === '-h' || name === '--help' || name === 'help') {
+    process.stdout.write(usage() + '\n')
+    return name ? 0 : 2
   }
-  switch (command) {
-    case 'demo': {
-      const { values } = parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' } }, strict: true })
-      if (values.help) {
-        process.stdout.write('Usage: dsh demo\n\nRuns a scripted session on embedded defaults in a temporary workspace.\n')
-        return 0
-      }
-      return runDemo()
-    }
-    default:
-      process.stderr.write(`dsh: unknown command ${JSON.stringify(command)}\n\n${usage}\n`)
-      return 2
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined
+  if (!command) {
+    process.stderr.write(`dsh: unknown command ${JSON.stringify(name)}\n\n${usage()}\n`)
+    return 2
   }
+  return command.run(rest)
 }
 
 main(process.argv.slice(2)).then(
