@@ -2,8 +2,9 @@
  * One run as the host sees it, from `run()` to its outcome: the deadline
  * (counted from `run()`, queueing included), the caller's abort, the sub-calls,
  * and the verdict. Once cancelled, the outcome is `TIMEOUT` or `ABORTED`
- * whatever the worker says; if the worker has not stopped `terminateAfterMs`
- * later, its thread is terminated and the outcome given without its logs.
+ * whatever the worker says. The caller gets it with the worker's logs if the
+ * worker reports within `answerWithinMs`, else without them; a worker that has
+ * not stopped `terminateAfterMs` after the cancellation is terminated.
  */
 import type { CodeLimits } from './limits.js'
 import type { CallMessage, DoneMessage, ResultMessage, RunMessage, WorkerOutcome } from './protocol.js'
@@ -21,6 +22,9 @@ export interface RunHost {
 
 type Cancellation = { code: 'TIMEOUT' | 'ABORTED'; message: string }
 
+/** how long a cancelled run waits for the worker's logs before answering without them */
+export const answerWithinMs = 50
+
 export class HostRun {
   readonly done: Promise<RunOutcome>
   readonly deadline: number
@@ -31,7 +35,8 @@ export class HostRun {
   private readonly ended = new AbortController()
   private readonly subcalls: SubCalls
   private readonly timer: NodeJS.Timeout
-  private graceTimer: NodeJS.Timeout | undefined
+  private answerTimer: NodeJS.Timeout | undefined
+  private killTimer: NodeJS.Timeout | undefined
   private readonly onAbort = () => this.cancel({ code: 'ABORTED', message: 'the caller aborted the run' })
 
   constructor(
@@ -70,8 +75,10 @@ export class HostRun {
     const host = this.host
     if (!host) return this.finish({ ok: false, ...why, logs: '' })
     host.cancel(this.id)
-    this.graceTimer = setTimeout(() => {
-      if (this.finished) return
+    this.answerTimer = setTimeout(() => this.finish({ ok: false, ...why, logs: '' }), answerWithinMs)
+    this.killTimer = setTimeout(() => {
+      // the worker never stopped (a long operation QuickJS does not interrupt): replace it
+      if (this.host !== host) return
       this.host = undefined
       host.kill()
       this.finish({ ok: false, ...why, logs: '' })
@@ -80,6 +87,8 @@ export class HostRun {
 
   /** End now, without waiting for the worker (disposed runtime, no worker can start). */
   abandon(code: 'ABORTED' | 'THREW', message: string): void {
+    this.host = undefined
+    clearTimeout(this.killTimer)
     this.finish({ ok: false, ...(this.cancelled ?? { code, message }), logs: '' })
   }
 
@@ -87,8 +96,11 @@ export class HostRun {
     if (!this.finished && !this.cancelled) this.subcalls.enqueue(message)
   }
 
+
+
   onDone(message: DoneMessage): void {
     this.host = undefined
+    clearTimeout(this.killTimer)
     if (this.cancelled) return this.finish({ ok: false, ...this.cancelled, logs: message.logs })
     this.finish(this.verdict(message.outcome, message.logs))
   }
@@ -96,6 +108,7 @@ export class HostRun {
   /** The worker thread died under this run. */
   onLost(error: unknown): void {
     this.host = undefined
+    clearTimeout(this.killTimer)
     if (this.cancelled) return this.finish({ ok: false, ...this.cancelled, logs: '' })
     const outOfMemory = (error as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
     const reason = error instanceof Error ? error.message : 'it exited'
@@ -121,7 +134,7 @@ export class HostRun {
     if (this.finished) return
     this.finished = true
     clearTimeout(this.timer)
-    clearTimeout(this.graceTimer)
+    clearTimeout(this.answerTimer)
     this.request.signal?.removeEventListener('abort', this.onAbort)
     this.ended.abort(new Error('the run ended'))
     this.resolve(outcome)

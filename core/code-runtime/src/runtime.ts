@@ -23,7 +23,7 @@ export class CodeRuntime {
     this.limits = Object.freeze(resolveLimits(defaultCodeLimits, options.limits))
     const count = options.workers ?? 2
     if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`workers must be a positive integer, got ${String(count)}`)
-    this.terminateAfterMs = options.terminateAfterMs ?? 50
+    this.terminateAfterMs = options.terminateAfterMs ?? 1000
     if (!(this.terminateAfterMs >= 0)) throw new RangeError(`terminateAfterMs must be a non-negative number`)
     const events = { idle: () => this.schedule(), failed: () => this.schedule() }
     this.workers = Array.from({ length: count }, () => new PoolWorker(events))

@@ -61,7 +61,8 @@ export interface CodeRuntimeOptions {
   limits?: Partial<CodeLimits>
   /**
    * how long a cancelled run may take to stop before its worker thread is
-   * terminated and replaced (default 50 ms)
+   * terminated and replaced (default 1000 ms). The caller has its outcome
+   * within 50 ms of the cancellation either way.
    */
   terminateAfterMs?: number
 }

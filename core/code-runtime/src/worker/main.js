@@ -64,35 +64,48 @@ function reload(then) {
 }
 
 /**
- * Exercise the whole path before saying `ready`, so that the first real run
- * finds sucrase and the bridge code compiled by the JIT. Uses a run id the host
- * never hands out.
+ * Exercise the whole path, so that a run finds sucrase and the bridge code
+ * compiled by the JIT. Once before saying `ready`, then in small steps while
+ * the worker is idle: a run that arrives meanwhile waits one step at most.
+ * Warm-up runs use a run id the host never hands out.
  */
-function warmUp() {
-  const code = [
-    'interface Entry { path: string; size?: number }',
-    'type Listing = { entries: Entry[] }',
-    'enum Kind { File, Dir }',
-    'const list = { entries: [{ path: "a", size: 1 }] } as Listing',
-    'const big: Entry[] = list.entries.filter((e: Entry) => (e.size ?? 0) > 0)',
-    'console.log(big.length, Kind.File)',
-    'return big.map(e => e.path)',
-  ].join('\n')
-  for (let i = 0; i < 300; i++) compileProgram(`${code}\n// ${i}`)
-  const limits = { timeoutMs: 5000, memoryBytes: 16 << 20, maxSubCalls: 1, maxParallelSubCalls: 1, maxValueBytes: 1024, maxLogBytes: 1024 }
-  for (let i = 0; i < 20; i++) {
-    const session = new Session(engine, { t: 'run', run: -1, code, tools: [], limits, deadline: Date.now() + 5000 }, port, ctl)
-    session.run()
-    session.release()
-  }
+const warmUpCode = [
+  'interface Entry { path: string; size?: number }',
+  'type Listing = { entries: Entry[] }',
+  'enum Kind { File, Dir }',
+  'const list = { entries: [{ path: "a", size: 1 }] } as Listing',
+  'const big: Entry[] = list.entries.filter((e: Entry) => (e.size ?? 0) > 0)',
+  'console.log(big.length, Kind.File)',
+  'return big.map(e => e.path)',
+].join('\n')
+const warmUpLimits = { timeoutMs: 5000, memoryBytes: 16 << 20, maxSubCalls: 1, maxParallelSubCalls: 1, maxValueBytes: 4096, maxLogBytes: 1024 }
+let warmUpSteps = 40
+
+function warmUpStep() {
+  for (let i = 0; i < 8; i++) compileProgram(`${warmUpCode}\n// ${warmUpSteps} ${i}`)
+  const request = { t: /** @type {const} */ ('run'), run: -1, code: warmUpCode, tools: [], limits: warmUpLimits, deadline: Date.now() + 5000 }
+  const session = new Session(engine, request, port, ctl)
+  session.run()
+  session.release()
+  if (engine.broken) return
+  engine.prepare()
+}
+
+function warmUpWhileIdle() {
+  if (warmUpSteps-- <= 0) return
+  setImmediate(() => {
+    if (!loading && !engine.broken) warmUpStep()
+    warmUpWhileIdle()
+  })
 }
 
 loading = engine.load().then(() => {
-  warmUp()
+  warmUpStep()
   return engine.needsRecycle() ? engine.load() : undefined
 })
 loading.then(() => {
   loading = undefined
   engine.prepare()
   post({ t: 'ready' })
+  warmUpWhileIdle()
 }, fatal)

@@ -18,6 +18,8 @@ import { compileProgram, lineFromStack, programFile } from './transpile.js'
 // slots of the control words: ctlSlots in ../protocol.ts
 const SEQ = 0
 const CANCEL = 1
+/** promise jobs run between two looks at the deadline and the cancel word */
+const jobBatch = 512
 
 /**
  * @typedef {import('../protocol.js').RunMessage} RunMessage
@@ -94,8 +96,8 @@ export class Session {
     try {
       for (;;) {
         if (this.settlements.length > 0) isolate.settle(`[${this.settlements.splice(0).join(',')}]`)
-        const jobs = isolate.rt.executePendingJobs()
-        if (jobs.error) return this.fromThrown(jobs.error, false)
+        const failed = this.runJobs(isolate)
+        if (failed) return failed
         const stop = this.stopOutcome()
         if (stop) return stop
         const state = isolate.vm.getPromiseState(promise)
@@ -114,6 +116,22 @@ export class Session {
       }
     } finally {
       if (promise.alive) promise.dispose()
+    }
+  }
+
+  /**
+   * Run the isolate's pending jobs in batches, looking at the stop conditions
+   * between batches: QuickJS polls its interrupt handler only every ten
+   * thousand or so operations, which a chain of tiny promise jobs takes tens
+   * of milliseconds to reach.
+   * @param {Isolate} isolate
+   * @returns {WorkerOutcome | undefined} a failure, if a job failed
+   */
+  runJobs(isolate) {
+    for (;;) {
+      const jobs = isolate.rt.executePendingJobs(jobBatch)
+      if (jobs.error) return this.fromThrown(jobs.error, false)
+      if (jobs.value < jobBatch || this.shouldInterrupt()) return undefined
     }
   }
 
