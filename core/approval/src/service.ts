@@ -30,6 +30,9 @@ interface SessionState {
   live: Set<string>
   /** settles once interrupted requests of an earlier process are recorded */
   recovered?: Promise<void>
+  /** events scanned for preset switches, and the latest switch's policy */
+  scanned: number
+  policy?: ApprovalPolicy
 }
 
 /** A request checked and ready to log. */
@@ -177,14 +180,16 @@ export class ApprovalService extends Service implements ApprovalGate {
 
   /** The policy in force for a session: its latest preset switch, else the config. */
   policyFor(session: Session): ApprovalPolicy {
+    const state = this.stateOf(session)
     const events = session.events()
-    for (let i = events.length - 1; i >= 0; i--) {
-      const event = events[i]
+    // the log only grows: scan what is new since the last look
+    for (; state.scanned < events.length; state.scanned++) {
+      const event = events[state.scanned]
       if (event.type !== 'sandbox/mode') continue
       const policy = (event as SessionEvent<'sandbox/mode'>).data?.policy
-      if (policy === 'ask' || policy === 'never') return policy
+      if (policy === 'ask' || policy === 'never') state.policy = policy
     }
-    return this.settings.policy
+    return state.policy ?? this.settings.policy
   }
 
   /** The presets this service knows. */
@@ -211,7 +216,7 @@ export class ApprovalService extends Service implements ApprovalGate {
   private stateOf(session: Session): SessionState {
     let state = this.sessions.get(session)
     if (!state) {
-      state = { grants: new GrantStore(), live: new Set() }
+      state = { grants: new GrantStore(), live: new Set(), scanned: 0 }
       this.sessions.set(session, state)
       session.onClose(() => this.sessions.delete(session))
     }
