@@ -46,8 +46,13 @@ export const TOOLS = ['bash', 'read', 'write', 'edit', 'ls', 'custom', 'failing'
  * A test kernel with fake tools and the plugin loaded with `config` (the
  * workspace is the kernel's temp dir; settings files default to none).
  */
-export async function hooksKernel(config: Record<string, unknown> = {}): Promise<HooksKernel> {
+export async function hooksKernel(config: Record<string, unknown> = {}, files: Record<string, string> = {}): Promise<HooksKernel> {
   const k = await createTestKernel()
+  // files the plugin finds when it starts (settings, say)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(k.dir, path, '..'), { recursive: true })
+    writeFileSync(join(k.dir, path), content)
+  }
   const ran: string[] = []
   k.ctx.plugin({
     name: 'fake-workspace-tools',
@@ -76,12 +81,19 @@ export async function hooksKernel(config: Record<string, unknown> = {}): Promise
   })
 }
 
-/** Plug the plugin as the kernel does and surface a failure to start. */
-export async function plug(k: TestKernel, config: Record<string, unknown>): Promise<ForkScope> {
-  const fork = k.ctx.plugin(hooks as any, config)
+/**
+ * Plug the plugin as the kernel does and surface a failure to start. It runs
+ * in a context with its own `sandbox` slot: empty, or the fake given, so the
+ * specs do not depend on which sandbox backend this machine has.
+ */
+export async function plug(k: TestKernel, config: Record<string, unknown>, sandbox?: unknown): Promise<ForkScope> {
+  const ctx = k.ctx.isolate('sandbox')
+  if (sandbox) ctx.set('sandbox', sandbox)
+  const fork = ctx.plugin(hooks as any, config)
   await k.ctx.lifecycle.flush()
-  const scope = fork as unknown as { error?: unknown; hasError?: boolean }
-  if (scope.error || scope.hasError) throw scope.error
+  // cordis records a failed apply on the runtime
+  const scope = fork as unknown as { error?: unknown; hasError?: boolean; runtime: { error?: unknown; hasError?: boolean } }
+  if (scope.error || scope.hasError || scope.runtime.hasError) throw scope.error ?? scope.runtime.error
   return fork
 }
 

@@ -46,14 +46,14 @@ function own(object: Record<string, unknown>, key: string): unknown {
 
 function parseHandler(value: unknown, source: string, path: string, kind: SourceKind, event: HookEvent, matcher: { text?: string; fn: HookSpec['matcher'] }): HookSpec {
   if (!isObject(value)) fail(source, path, `expected a hook object, got ${show(value)}`)
-  for (const key of Object.keys(value)) {
-    if (!HANDLER_KEYS[kind].has(key)) fail(source, `${path}.${key}`, 'unknown key')
-  }
   const type = own(value, 'type')
   if (type !== 'command') {
     fail(source, `${path}.type`, type === undefined
       ? 'missing; only "command" hooks are supported'
       : `${show(type)} hooks are not supported, only "command"`)
+  }
+  for (const key of Object.keys(value)) {
+    if (!HANDLER_KEYS[kind].has(key)) fail(source, `${path}.${key}`, 'unknown key')
   }
   const command = own(value, 'command')
   if (typeof command !== 'string' || command.trim() === '') fail(source, `${path}.command`, `expected a non-empty string, got ${show(command)}`)
