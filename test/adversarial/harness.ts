@@ -1,0 +1,147 @@
+// Shared pieces of the sandbox attack suites: a real SandboxService limited
+// to one backend, a runner for confined argv, temp dirs inside and outside
+// the writable roots, and the perl programs the network attacks use.
+import { spawn, spawnSync, type StdioOptions } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Context } from 'cordis'
+import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
+
+export const LAUNCHER_DIR = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run')
+export const LAUNCHER = path.join(LAUNCHER_DIR, 'landlock-run')
+
+/** Whether a backend can run here, decided while collecting (describe.skipIf needs it then). */
+export function backendAvailable(backend: LocalBackend): { ok: boolean; why?: string } {
+  if (process.platform !== 'linux') return { ok: false, why: `${backend} is Linux only` }
+  const make = spawnSync('make', ['-s', '-C', LAUNCHER_DIR], { encoding: 'utf8' })
+  if (make.status !== 0) throw new Error(`make -C ${LAUNCHER_DIR} failed:\n${make.stderr}`)
+  const probe = spawnSync(LAUNCHER, ['--probe'], { encoding: 'utf8' })
+  if (probe.status !== 0) return { ok: false, why: `landlock-run --probe: ${probe.stderr.trim()}` }
+  if (backend === 'bwrap') {
+    const bwrap = spawnSync('/usr/bin/bwrap', ['--ro-bind', '/', '/', '--unshare-user', '--unshare-pid', '--', '/bin/true'], { encoding: 'utf8' })
+    if (bwrap.error || bwrap.status !== 0) return { ok: false, why: `bwrap cannot run here: ${bwrap.error?.message ?? bwrap.stderr.trim()}` }
+  }
+  return { ok: true }
+}
+
+const temps: string[] = []
+
+/** A fresh directory under `base` (the OS temp dir unless given), removed by `cleanTemps`. */
+export function tmp(prefix: string, base = os.tmpdir()): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, `dsh-adv-${prefix}-`)))
+  temps.push(dir)
+  return dir
+}
+
+export function cleanTemps(): void {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
+
+/** Outside every writable root, yet readable on both backends (/var/tmp is not /tmp). */
+export function outsideDir(): string {
+  return tmp('outside', fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir())
+}
+
+export interface Sandbox {
+  ctx: Context
+  service: SandboxService
+  confine(argv: string[], workspace: string, mode?: SandboxMode, network?: NetworkPolicy): Promise<Confined>
+  stop(): Promise<void>
+}
+
+/** A started service whose only local backend is `backend`; every temp dir may be made writable. */
+export async function startSandbox(backend: LocalBackend): Promise<Sandbox> {
+  const ctx = new Context()
+  ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir() })
+  await ctx.start()
+  const service = ctx.get('sandbox') as SandboxService
+  return {
+    ctx,
+    service,
+    confine: (argv, workspace, mode = 'workspace-write', network = 'off') => service.confine(argv, { mode, workspace, network }),
+    stop: () => ctx.stop(),
+  }
+}
+
+export interface Run {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+/** Spawn a confined argv the way the bash tool does: fixed env, own process group. */
+export function runConfined(confined: Confined, cwd: string, opts: { stdio?: StdioOptions; timeoutMs?: number } = {}): Promise<Run> {
+  const child = spawn(confined.argv[0], confined.argv.slice(1), {
+    cwd, env: sandboxEnv(cwd), stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], detached: true,
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (d: Buffer) => (stdout += d))
+  child.stderr?.on('data', (d: Buffer) => (stderr += d))
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL')
+    }, opts.timeoutMs ?? 15_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
+/** The state letter of /proc/PID/stat and its TracerPid. */
+export function procState(pid: number): { state: string; tracer: number } {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const tracer = Number(/TracerPid:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? -1)
+  return { state: stat.slice(stat.lastIndexOf(')') + 2)[0], tracer }
+}
+
+/** Every file under `dir` with its content (directories end with /), to compare before and after. */
+export function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name)
+      const rel = path.relative(dir, p)
+      if (e.isSymbolicLink()) out[rel] = `-> ${fs.readlinkSync(p)}`
+      else if (e.isDirectory()) {
+        out[`${rel}/`] = ''
+        walk(p)
+      } else out[rel] = fs.readFileSync(p, 'utf8')
+    }
+  }
+  walk(dir)
+  return out
+}
+
+// One perl program for every socket attack: prints "ok" or the errno name.
+export const NET_PROBE = `
+use strict; use Socket;
+my ($what, $arg) = @ARGV;
+sub fail { my ($n) = grep { $!{$_} } keys %!; print(($n // "E?") . "\\n"); exit 3 }
+my $lo = inet_aton("127.0.0.1");
+if ($what eq "tcp") {
+  socket(my $s, AF_INET, SOCK_STREAM, 0) or fail(); connect($s, pack_sockaddr_in($arg, $lo)) or fail();
+} elsif ($what eq "udp") {
+  socket(my $s, AF_INET, SOCK_DGRAM, 0) or fail(); defined(send($s, "hello", 0, pack_sockaddr_in($arg, $lo))) or fail();
+} elsif ($what eq "unix" || $what eq "abstract") {
+  my $addr = $what eq "abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
+  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); connect($s, $addr) or fail();
+}
+print "ok\\n";
+`
