@@ -94,7 +94,8 @@ export interface Execution {
 export type PreToolDecision =
   | { kind: 'allow' }
   | { kind: 'deny'; reason: string }
-  | { kind: 'ask'; reason?: string }
+  /** ask a human; `sandboxMode` asks to run this one call under an explicit (escalated) mode */
+  | { kind: 'ask'; reason?: string; sandboxMode?: 'read-only' | 'workspace-write' | 'danger-full-access' }
 
 export interface BlockDecision {
   kind: 'block'

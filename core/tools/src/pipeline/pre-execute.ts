@@ -6,6 +6,7 @@
  */
 import { compose, describeError } from '@dsh/kernel'
 import { errorResult } from '../results.js'
+import type { SandboxModeName } from '../approval-gate.js'
 import type { PreToolDecision, ToolResult } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
 
@@ -17,7 +18,11 @@ function checkDecision(value: unknown): PreToolDecision | string {
   if (!d || typeof d !== 'object') return `a tools/pre-execute listener returned ${JSON.stringify(value) ?? String(value)}, not a decision`
   if (d.kind === 'allow') return d
   if (d.kind === 'deny') return { kind: 'deny', reason: typeof d.reason === 'string' && d.reason ? d.reason : 'denied by a tools/pre-execute listener' }
-  if (d.kind === 'ask') return { kind: 'ask', reason: typeof d.reason === 'string' ? d.reason : undefined }
+  if (d.kind === 'ask') {
+    const ask: PreToolDecision = { kind: 'ask', reason: typeof d.reason === 'string' ? d.reason : undefined }
+    if (d.sandboxMode !== undefined) ask.sandboxMode = d.sandboxMode
+    return ask
+  }
   return `a tools/pre-execute listener returned an unknown decision kind ${JSON.stringify((d as any).kind)}`
 }
 
@@ -53,15 +58,15 @@ export async function preExecute(env: PipelineEnv, state: CallState): Promise<To
   if (typeof decision === 'string') return errorResult(callId, name, 'DENIED', decision)
   if (decision.kind === 'allow') return
   if (decision.kind === 'deny') return errorResult(callId, name, 'DENIED', decision.reason)
-  return ask(env, state, decision.reason)
+  return ask(env, state, decision.reason, decision.sandboxMode)
 }
 
-async function ask(env: PipelineEnv, state: CallState, reason: string | undefined): Promise<ToolResult | undefined> {
+async function ask(env: PipelineEnv, state: CallState, reason: string | undefined, sandboxMode: SandboxModeName | undefined): Promise<ToolResult | undefined> {
   const { callId, name } = state
   const approval = env.approval()
   if (!approval) return errorResult(callId, name, 'APPROVAL_UNAVAILABLE', `approval required${reason ? ` (${reason})` : ''} but no approval service is running`)
   try {
-    const outcome = await approval.request({ exec: state.exec!, reason })
+    const outcome = await approval.request(sandboxMode ? { exec: state.exec!, reason, sandboxMode } : { exec: state.exec!, reason })
     if (outcome?.kind === 'approved') {
       if (outcome.sandboxMode) {
         state.approvedSandboxMode = outcome.sandboxMode
