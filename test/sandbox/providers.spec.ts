@@ -1,0 +1,94 @@
+// The argv each Linux backend builds for a policy, and what it reports it
+// cannot enforce. The real runs are in test/adversarial.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockUnenforced, type ResolvedPolicy } from '@dsh/sandbox'
+
+const temps: string[] = []
+function tmp(): string {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-providers-')))
+  temps.push(d)
+  return d
+}
+afterEach(() => {
+  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
+})
+
+const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', ...over })
+const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', ...over })
+
+/** The flag pairs/triples of an argv, for order checks. */
+const at = (argv: string[], ...seq: string[]) => argv.findIndex((_, i) => seq.every((s, j) => argv[i + j] === s))
+
+describe('bwrap profile', () => {
+  it('read-only: namespaces, caps dropped, private /tmp before the workspace, the workspace bound read-only, launcher with --no-net', () => {
+    const ws = tmp()
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/sh', '-c', 'x'], ro(ws))
+    expect(argv[0]).toBe('/usr/bin/bwrap')
+    for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--die-with-parent', '--new-session']) expect(argv).toContain(flag)
+    expect(at(argv, '--cap-drop', 'ALL')).toBeGreaterThan(0)
+    expect(at(argv, '--ro-bind', '/', '/')).toBeGreaterThan(0)
+    expect(at(argv, '--tmpfs', '/tmp')).toBeLessThan(at(argv, '--ro-bind', ws, ws))
+    expect(at(argv, '--bind', ws, ws)).toBe(-1)
+    const inner = argv.slice(argv.indexOf('/l/landlock-run'))
+    expect(inner).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
+    expect(bwrapUnenforced(ro(ws))).toEqual([])
+  })
+
+  it('workspace-write: every root bound read-write after /tmp, existing protected entries bound read-only after it', () => {
+    const [ws, extra] = [tmp(), tmp()]
+    fs.mkdirSync(path.join(ws, '.git'))
+    fs.writeFileSync(path.join(ws, '.mcp.json'), '{}')
+    const policy = rw(ws, { writableRoots: [ws, extra] })
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy)
+    expect(at(argv, '--tmpfs', '/tmp')).toBeLessThan(at(argv, '--bind', ws, ws))
+    expect(at(argv, '--bind', extra, extra)).toBeGreaterThan(0)
+    for (const p of ['.git', '.mcp.json'].map((n) => path.join(ws, n))) expect(at(argv, '--ro-bind', p, p)).toBeGreaterThan(at(argv, '--bind', ws, ws))
+    expect(argv.filter((a) => a.includes('.claude'))).toEqual([]) // absent: nothing to bind
+    expect(at(argv, '--chdir', ws)).toBeGreaterThan(0)
+    expect(argv.slice(argv.indexOf('/l/landlock-run'))).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
+    expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths'])
+  })
+
+  it('every protected entry present and no symlink: full enforcement with the network off', () => {
+    const ws = tmp()
+    for (const n of ['.git', '.dsh', '.claude', '.codex']) fs.mkdirSync(path.join(ws, n))
+    fs.writeFileSync(path.join(ws, '.mcp.json'), '{}')
+    expect(bwrapUnenforced(rw(ws))).toEqual([])
+    fs.rmSync(path.join(ws, '.codex'), { recursive: true })
+    fs.symlinkSync(ws, path.join(ws, '.codex'))
+    expect(bwrapUnenforced(rw(ws))).toEqual(['protected-symlinks'])
+  })
+
+  it('network on: no network namespace, no --no-net, and host unix sockets reported', () => {
+    const ws = tmp()
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], ro(ws, { network: 'on' }))
+    expect(argv).not.toContain('--unshare-net')
+    expect(argv).not.toContain('--no-net')
+    expect(bwrapUnenforced(ro(ws, { network: 'on' }))).toEqual(['pathname-unix-sockets'])
+  })
+})
+
+describe('landlock rules', () => {
+  const hostRules = ['--ro', '/usr', '--ro', '/etc', '--ro', '/proc', '--rw', '/dev/null']
+
+  it('read-only: the host rules plus the workspace read-only, --no-net', () => {
+    expect(landlockArgs(ro('/tmp/ws'), hostRules)).toEqual([...hostRules, '--ro', '/tmp/ws', '--no-net'])
+  })
+
+  it('workspace-write: every root --rw; network on drops --no-net', () => {
+    expect(landlockArgs(rw('/tmp/ws', { writableRoots: ['/tmp/ws', '/tmp/b'], network: 'on' }), hostRules))
+      .toEqual([...hostRules, '--rw', '/tmp/ws', '--rw', '/tmp/b'])
+  })
+
+  it('reports what Landlock cannot enforce, by mode, network and ABI', () => {
+    const abi7 = { abi: 7, limits: [] }
+    expect(landlockUnenforced(ro('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill'])
+    expect(landlockUnenforced(rw('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', 'protected-paths'])
+    expect(landlockUnenforced(ro('/w', { network: 'on' }), abi7)).toEqual(['metadata', 'launcher-sigkill', 'pathname-unix-sockets'])
+    expect(landlockUnenforced(ro('/w', { network: 'on' }), { abi: 9, limits: [] })).toEqual(['metadata', 'launcher-sigkill'])
+    expect(landlockUnenforced(ro('/w'), { abi: 5, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'signals-outside'])
+  })
+})
