@@ -79,14 +79,16 @@ export class PoolWorker implements RunHost {
     const ctl = new SharedArrayBuffer(ctlBytes)
     const { port1, port2 } = new MessageChannel()
     const workerData: WorkerData = { ctl, port: port2 }
-    const thread = new Worker(workerUrl, { workerData, transferList: [port2], resourceLimits: { stackSizeMb } })
+    // execArgv: [] — the worker needs no flag of the host's, and some (--input-type, loaders) break it
+    const thread = new Worker(workerUrl, { workerData, transferList: [port2], execArgv: [], resourceLimits: { stackSizeMb } })
     this.thread = thread
     this.port = port1
     this.ctl = new Int32Array(ctl)
-    // idle workers must not keep the host process alive; a running run holds its deadline timer
+    port1.on('message', (message: WorkerMessage) => this.onMessage(message))
+    // idle workers must not keep the host process alive; a running run holds its deadline timer.
+    // (after `on('message')`, which refs the port again)
     thread.unref()
     port1.unref()
-    port1.on('message', (message: WorkerMessage) => this.onMessage(message))
     thread.on('error', error => this.onExit(thread, error))
     thread.on('exit', code => this.onExit(thread, new Error(`the worker exited with code ${code}`)))
   }

@@ -249,6 +249,10 @@ export class Session {
     const described = thrown.consume(h => /** @type {Isolate} */ (this.isolate).describe(h))
     const name = described.name ? `${described.name}${described.code ? ` [${described.code}]` : ''}: ` : ''
     const line = lineFromStack(this.request.code, described.stack)
+    if (described.name === 'InternalError' && described.message === 'out of memory') {
+      // QuickJS refused one allocation over the limit before asking for memory (setMemoryLimit)
+      return { ok: false, code: 'MEMORY', message: `the program used more than its ${this.request.limits.memoryBytes} bytes of memory` }
+    }
     // an uncaught limit error of the runtime (not one the program made up) ends the run as LIMIT
     const code = compiling && described.name === 'SyntaxError' ? 'SYNTAX' : described.limit ? 'LIMIT' : 'THREW'
     return { ok: false, code, message: `${prefix}${name}${described.message}`, ...(line === undefined ? {} : { line }) }

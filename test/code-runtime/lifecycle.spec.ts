@@ -1,0 +1,91 @@
+import { CodeRuntime } from '@dsh/code-runtime'
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { never, request, sleep } from './helpers.js'
+
+describe('runtime lifecycle', () => {
+  it('takes runs before its workers are ready: they wait, they are not refused', async () => {
+    const runtime = new CodeRuntime({ workers: 1 })
+    try {
+      expect(await runtime.run(request('return "early"'))).toMatchObject({ ok: true, value: 'early' })
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it('ends runs in flight and waiting ABORTED on dispose, and aborts their sub-calls', async () => {
+    const runtime = new CodeRuntime({ workers: 1 })
+    await runtime.ready()
+    const signals: AbortSignal[] = []
+    const inFlight = runtime.run({
+      code: 'await tools.wait({})',
+      tools: ['wait'],
+      call: (_name, _args, _index, signal) => {
+        signals.push(signal)
+        return new Promise(() => {})
+      },
+    })
+    const waiting = runtime.run(request('return 1'))
+    while (signals.length === 0) await sleep(5)
+    await runtime.dispose()
+    const disposed = { ok: false, code: 'ABORTED', message: 'the code runtime was disposed', logs: '' }
+    expect(await inFlight).toEqual(disposed)
+    expect(await waiting).toEqual(disposed)
+    expect(signals[0]!.aborted).toBe(true)
+  })
+
+  it('ends a busy loop ABORTED on dispose', async () => {
+    const runtime = new CodeRuntime({ workers: 1 })
+    await runtime.ready()
+    const busy = runtime.run(request('while (true) {}'))
+    await sleep(50)
+    await runtime.dispose()
+    expect(await busy).toMatchObject({ ok: false, code: 'ABORTED' })
+  })
+
+  it('answers runs after dispose ABORTED, and disposes once however often it is called', async () => {
+    const runtime = new CodeRuntime({ workers: 1 })
+    const first = runtime.dispose()
+    expect(runtime.dispose()).toBe(first)
+    await first
+    expect(await runtime.run(request('return 1'))).toEqual({ ok: false, code: 'ABORTED', message: 'the code runtime was disposed', logs: '' })
+  })
+
+  it('serves many runs at once with a small pool', async () => {
+    const runtime = new CodeRuntime({ workers: 2 })
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => runtime.run(request(`return (await tools.echo({ i: ${i} })).args.i`))),
+      )
+      expect(outcomes.map(o => o.ok && o.value)).toEqual(Array.from({ length: 12 }, (_, i) => i))
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  // a separate process needs the built package (lib/); `npm run build` makes it
+  const built = new URL('../../core/code-runtime/lib/index.js', import.meta.url)
+  it.skipIf(!existsSync(built))('lets the host process exit with an idle runtime left undisposed, whatever its node flags', () => {
+    // the pool unrefs idle workers: only a run in flight (its deadline timer) keeps the process alive
+    const script = [
+      'const { CodeRuntime } = await import(process.argv[1])',
+      'const runtime = new CodeRuntime({ workers: 1 })',
+      "const outcome = await runtime.run({ code: 'return 1', tools: [], call: async () => ({ ok: true, value: null }) })",
+      'console.log(JSON.stringify(outcome))',
+    ].join('\n')
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, built.href], { encoding: 'utf8', timeout: 15_000 })
+    expect(JSON.parse(out)).toEqual({ ok: true, value: 1, logs: '' })
+  })
+
+  it('keeps the bridge signal of a finished run aborted even if the bridge answers late', async () => {
+    const runtime = new CodeRuntime({ workers: 1 })
+    try {
+      const outcome = await runtime.run({ code: 'tools.never({})\nawait tools.never({})', tools: ['never'], call: never, limits: { timeoutMs: 100 } })
+      expect(outcome).toMatchObject({ ok: false, code: 'TIMEOUT' })
+      expect(await runtime.run(request('return 1'))).toMatchObject({ ok: true })
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
