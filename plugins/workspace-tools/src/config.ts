@@ -1,0 +1,28 @@
+/**
+ * The configuration of workspace-tools, checked when the plugin loads.
+ */
+import Schema from 'schemastery'
+
+export interface Config {
+  /** the workspace the tools work in (default: the sandbox service's workspace) */
+  workspace?: string
+  /** more directories read and ls may open (real paths are checked) */
+  readableRoots: string[]
+  /** the largest file read or edit loads */
+  maxReadBytes: number
+  /** how much of each of stdout and stderr bash keeps */
+  maxOutputBytes: number
+  /** bash's deadline when the call gives none */
+  bashTimeoutMs: number
+}
+
+export const MAX_BASH_TIMEOUT_MS = 600_000
+
+export const Config: Schema<Config> = Schema.object({
+  workspace: Schema.string().description('The workspace directory (absolute). Default: the sandbox service\'s workspace.'),
+  readableRoots: Schema.array(Schema.string()).default([])
+    .description('More directories that read and ls may open, besides the workspace, the writable roots and this session\'s spill directory.'),
+  maxReadBytes: Schema.natural().min(1).default(1024 * 1024).description('The largest file read and edit load, in bytes.'),
+  maxOutputBytes: Schema.natural().min(1).default(30_000).description('How many bytes of stdout and of stderr bash keeps; the rest is counted and dropped.'),
+  bashTimeoutMs: Schema.natural().min(1).max(MAX_BASH_TIMEOUT_MS).default(120_000).description('bash\'s deadline when the call gives no timeout.'),
+})

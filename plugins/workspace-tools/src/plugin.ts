@@ -1,0 +1,28 @@
+/**
+ * workspace-tools: read, write, edit, ls and bash, with Claude Code's
+ * argument names so hooks written for it work. bash runs confined by the
+ * sandbox service; the file tools enforce the same policy in process
+ * (area.ts, paths.ts).
+ */
+import type { Context } from 'cordis'
+import { isAbsolute } from 'node:path'
+import { KernelError } from '@dsh/kernel'
+import type {} from '@dsh/sandbox'
+import type {} from '@dsh/tools'
+import type { Config } from './config.js'
+import { bashTool } from './tools/bash.js'
+import { editTool } from './tools/edit.js'
+import { lsTool } from './tools/ls.js'
+import { readTool } from './tools/read.js'
+import { writeTool } from './tools/write.js'
+
+export const name = 'workspace-tools'
+/** `tools`: where they are registered; `sandbox`: modes, policies and confinement */
+export const inject = ['tools', 'sandbox']
+
+export function apply(ctx: Context, config: Config): void {
+  if (config.workspace !== undefined && !isAbsolute(config.workspace)) {
+    throw new KernelError('INVALID_CONFIG', `workspace-tools: workspace must be an absolute path (got ${JSON.stringify(config.workspace)})`)
+  }
+  for (const make of [readTool, writeTool, editTool, lsTool, bashTool]) ctx.tools.register(make(ctx, config) as any)
+}

@@ -1,0 +1,112 @@
+/**
+ * bash {command, timeout?, description?}: `sh -c command`, confined by
+ * `ctx.sandbox.confine` in the mode that applies to the call, run with
+ * execa in its own process group with a fixed environment, no stdin, and
+ * capped output. The call's signal and the deadline kill the whole group
+ * (SIGTERM, then SIGKILL after a grace period long enough for landlock-run
+ * to reap what the command started). A non-zero exit is a normal result
+ * that reports the code, as in Claude Code; a deadline or a sandbox that
+ * cannot start is an error.
+ */
+import { execa } from 'execa'
+import type { Context } from 'cordis'
+import { sandboxEnv, type Confined } from '@dsh/sandbox'
+import type { ToolDefinition } from '@dsh/tools'
+import { areaFor } from '../area.js'
+import { MAX_BASH_TIMEOUT_MS, type Config } from '../config.js'
+import { CappedOutput } from './output.js'
+
+/** longer than landlock-run's own 1 s grace, so it can still reap the command's descendants */
+const KILL_GRACE_MS = 2000
+const LAUNCHER_ERROR = 125
+
+interface Args {
+  command: string
+  timeout?: number
+  description?: string
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid || pid <= 0) return // never -0: that is our own group
+  try {
+    process.kill(-pid, signal)
+  } catch {}
+}
+
+async function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number) {
+  const stdout = new CappedOutput(maxBytes)
+  const stderr = new CappedOutput(maxBytes)
+  const child = execa(confined.argv[0], confined.argv.slice(1), {
+    cwd, env: sandboxEnv(cwd), extendEnv: false, stdin: 'ignore', buffer: false, reject: false, detached: true,
+  })
+  stdout.attach(child.stdout)
+  stderr.attach(child.stderr)
+  let timedOut = false
+  let force: NodeJS.Timeout | undefined
+  const stop = () => {
+    killGroup(child.pid, 'SIGTERM')
+    force ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS)
+  }
+  const deadline = setTimeout(() => {
+    timedOut = true
+    stop()
+  }, timeoutMs)
+  signal.addEventListener('abort', stop, { once: true })
+  if (signal.aborted) stop()
+  try {
+    const result = await child
+    // Why: without a sandbox nothing else reaps what the command left in its group
+    if (confined.backend === 'none') killGroup(child.pid, 'SIGKILL')
+    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, timedOut, stdout: stdout.text(), stderr: stderr.text() }
+  } finally {
+    clearTimeout(deadline)
+    clearTimeout(force)
+    signal.removeEventListener('abort', stop)
+  }
+}
+
+export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Record<string, any>> {
+  const sandbox = ctx.sandbox
+  return {
+    name: 'bash',
+    description: 'Run a shell command (sh -c) in the workspace, confined by the sandbox. Returns stdout, stderr and the exit code.',
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, description: 'The command line' },
+        timeout: { type: 'integer', minimum: 1, maximum: MAX_BASH_TIMEOUT_MS, description: `Deadline in milliseconds (default ${config.bashTimeoutMs}, at most ${MAX_BASH_TIMEOUT_MS})` },
+        description: { type: 'string', description: 'What the command does, in a few words' },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    concurrency: 'exclusive',
+    prompt: 'bash: commands run confined. In read-only mode nothing outside a private /tmp can be written; the network is off unless the host turned it on; protected paths (.git, .dsh, .claude, .codex, .mcp.json) stay read-only. The environment is fixed (PATH, HOME=workspace, LANG); there is no stdin. Use read, write and edit for files.',
+    async execute(args, call) {
+      const area = areaFor(sandbox, config, call)
+      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network })
+      call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced] } })
+      let out: Awaited<ReturnType<typeof run>>
+      let restored: string[] = []
+      try {
+        out = await run(confined, area.workspace, args.timeout ?? config.bashTimeoutMs, call.signal, config.maxOutputBytes)
+      } finally {
+        // only now: nothing the command started runs any more
+        restored = confined.cleanup()
+      }
+      if (call.signal.aborted) throw new Error('bash was aborted; its process group was killed')
+      const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
+      const transcript = [chomp(out.stdout), out.stderr && `[stderr]\n${chomp(out.stderr)}`].filter(Boolean).join('\n')
+      if (out.timedOut) throw new Error(`bash: the command timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}`)
+      if (out.exitCode === LAUNCHER_ERROR && confined.backend !== 'none' && /^landlock-run: /m.test(out.stderr)) {
+        throw new Error(`bash: the sandbox could not start the command: ${out.stderr.trim()}`)
+      }
+      const status = out.exitCode !== null ? `[exit code ${out.exitCode}]` : `[killed by ${out.signal}]`
+      const notes = restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : ''
+      return {
+        content: `${transcript ? `${transcript}\n` : ''}${status}${notes}`,
+        value: { stdout: out.stdout, stderr: out.stderr, exitCode: out.exitCode, ...(restored.length ? { restoredProtectedPaths: restored } : {}) },
+      }
+    },
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * edit {file_path, old_string, new_string, replace_all?}: replace an exact
+ * string in a file, like Claude Code's Edit: the string must occur exactly
+ * once unless replace_all is set. The same checks as write.
+ */
+import type { Context } from 'cordis'
+import type { ToolDefinition } from '@dsh/tools'
+import { areaFor, checkWritable } from '../area.js'
+import type { Config } from '../config.js'
+import { PathRefused, resolveTarget } from '../paths.js'
+import { checkSingleLink, READ_WRITE, readFd, rewriteFd, withFd } from './files.js'
+
+interface Args {
+  file_path: string
+  old_string: string
+  new_string: string
+  replace_all?: boolean
+}
+
+function count(text: string, needle: string): number {
+  let n = 0
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++
+  return n
+}
+
+export function editTool(ctx: Context, config: Config): ToolDefinition<Args & Record<string, any>> {
+  const sandbox = ctx.sandbox
+  return {
+    name: 'edit',
+    description: 'Replace old_string with new_string in a file. old_string must match exactly once, unless replace_all is true.',
+    parameters: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'The file to change (absolute, or relative to the workspace)' },
+        old_string: { type: 'string', minLength: 1, description: 'The exact text to replace' },
+        new_string: { type: 'string', description: 'The text to put in its place' },
+        replace_all: { type: 'boolean', description: 'Replace every occurrence (default false)' },
+      },
+      required: ['file_path', 'old_string', 'new_string'],
+      additionalProperties: false,
+    },
+    concurrency: 'exclusive',
+    prompt: 'edit: old_string must match the file exactly (no line-number prefixes from read) and be unique unless replace_all is true. Editing needs the workspace-write sandbox mode.',
+    execute(args, call) {
+      if (args.old_string === args.new_string) throw new PathRefused('old_string and new_string are the same: nothing to change')
+      const area = areaFor(sandbox, config, call)
+      const target = resolveTarget(area.workspace, args.file_path, 'file_path')
+      if (!target.exists) throw new PathRefused(`${args.file_path} does not exist; create it with write`)
+      checkWritable(area, target.real, args.file_path)
+      const replaced = withFd(target.real, READ_WRITE, (fd) => {
+        checkSingleLink(fd, args.file_path)
+        const text = readFd(fd, args.file_path, config.maxReadBytes).toString('utf8')
+        const n = count(text, args.old_string)
+        if (n === 0) throw new PathRefused(`old_string was not found in ${args.file_path}`)
+        if (n > 1 && !args.replace_all) throw new PathRefused(`old_string occurs ${n} times in ${args.file_path}; add context to make it unique or set replace_all`)
+        const next = args.replace_all ? text.split(args.old_string).join(args.new_string) : text.replace(args.old_string, () => args.new_string)
+        rewriteFd(fd, Buffer.from(next, 'utf8'))
+        return args.replace_all ? n : 1
+      })
+      call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+      return { content: `Edited ${target.real}: ${replaced} replacement${replaced === 1 ? '' : 's'}`, value: { file_path: target.real, replacements: replaced } }
+    },
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * ls {path}: the entries of a directory, directories with a trailing `/`,
+ * symbolic links with their target.
+ */
+import { readdirSync, readlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Context } from 'cordis'
+import type { ToolDefinition } from '@dsh/tools'
+import { areaFor, checkReadable } from '../area.js'
+import type { Config } from '../config.js'
+import { PathRefused, resolveTarget, viaFd } from '../paths.js'
+import { DIRECTORY, withFd } from './files.js'
+
+const MAX_ENTRIES = 1000
+
+type Kind = 'directory' | 'file' | 'symlink' | 'other'
+
+export function lsTool(ctx: Context, config: Config): ToolDefinition<{ path: string }> {
+  const sandbox = ctx.sandbox
+  return {
+    name: 'ls',
+    description: 'List a directory in the workspace: one entry a line, directories end with /, symbolic links show their target.',
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'The directory (absolute, or relative to the workspace)' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    concurrency: 'parallel',
+    prompt: 'ls: list a directory before reading or writing in it.',
+    execute(args, call) {
+      const area = areaFor(sandbox, config, call)
+      const target = resolveTarget(area.workspace, args.path, 'path')
+      if (!target.exists) throw new PathRefused(`${args.path} does not exist`)
+      checkReadable(area, target.real, args.path)
+      call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+      const entries = withFd(target.real, DIRECTORY, (fd) =>
+        // Why through the fd: the listing is of the directory that was checked, not of what the path names now
+        readdirSync(viaFd(fd, target.real), { withFileTypes: true }).map((d) => {
+          const kind: Kind = d.isDirectory() ? 'directory' : d.isFile() ? 'file' : d.isSymbolicLink() ? 'symlink' : 'other'
+          const entry: { name: string; type: Kind; target?: string } = { name: d.name, type: kind }
+          if (kind === 'symlink') {
+            try {
+              entry.target = readlinkSync(join(target.real, d.name))
+            } catch {}
+          }
+          return entry
+        }))
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      const shown = entries.slice(0, MAX_ENTRIES)
+      const lines = shown.map((e) => e.type === 'directory' ? `${e.name}/` : e.type === 'symlink' ? `${e.name} -> ${e.target ?? '?'}` : e.name)
+      if (entries.length > shown.length) lines.push(`[${entries.length - shown.length} more entries]`)
+      return { content: lines.length ? lines.join('\n') : '[empty directory]', value: { path: target.real, entries: shown } }
+    },
+  }
+}
