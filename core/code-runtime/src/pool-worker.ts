@@ -85,12 +85,20 @@ export class PoolWorker implements RunHost {
     this.port = port1
     this.ctl = new Int32Array(ctl)
     port1.on('message', (message: WorkerMessage) => this.onMessage(message))
-    // idle workers must not keep the host process alive; a running run holds its deadline timer.
-    // (after `on('message')`, which refs the port again)
-    thread.unref()
+    // the thread alone decides whether the host process stays alive (see `hold`); after
+    // `on('message')`, which refs the port again
     port1.unref()
     thread.on('error', error => this.onExit(thread, error))
     thread.on('exit', code => this.onExit(thread, new Error(`the worker exited with code ${code}`)))
+  }
+
+  /**
+   * A starting worker keeps the host process alive (so `await ready()` holds);
+   * an idle one does not, and a busy one needs not: its run holds a timer.
+   */
+  private hold(): void {
+    if (this.state === 'starting') this.thread.ref()
+    else this.thread.unref()
   }
 
   private post(message: HostMessage): void {
@@ -110,6 +118,7 @@ export class PoolWorker implements RunHost {
         this.startFailures = 0
         this.state = 'idle'
         this.idleSince = performance.now()
+        this.hold()
         this.markWarm()
         this.events.idle(this)
         return
@@ -121,6 +130,7 @@ export class PoolWorker implements RunHost {
         this.run = undefined
         this.state = message.recycling ? 'starting' : 'idle'
         this.idleSince = performance.now()
+        this.hold()
         if (run?.id === message.run) run.onDone(message)
         if (this.state === 'idle') this.events.idle(this)
         return
@@ -139,6 +149,7 @@ export class PoolWorker implements RunHost {
     this.run = undefined
     if (this.state === 'starting' && ++this.startFailures >= maxStartFailures) {
       this.state = 'failed'
+      this.hold()
       this.failure ||= error.message
       this.markWarm()
       this.events.failed(this)
