@@ -75,7 +75,13 @@ function fdPath(fd: number): string | undefined {
 
 /** Open the directory `dir` (a real path) and check that the fd is really there. */
 function openDirectory(dir: string): number {
-  const fd = openSync(dir, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW)
+  let fd: number
+  try {
+    fd = openSync(dir, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW)
+  } catch (error) {
+    if (errno(error) === 'ELOOP' || errno(error) === 'ENOTDIR') throw new PathRefused(`${dir} changed while it was being opened (it is no longer a directory)`)
+    throw error
+  }
   const actual = fdPath(fd)
   if (actual !== undefined && actual !== dir) {
     closeSync(fd)
