@@ -122,7 +122,7 @@ describe('without any sandbox backend', () => {
     ctx.plugin(SystemPromptService)
     ctx.plugin(ToolService, {})
     ctx.plugin(SandboxService, { backends: [], workspace: ws, mode: 'workspace-write' })
-    ctx.plugin(workspaceTools, workspaceTools.Config({}))
+    ctx.plugin(workspaceTools, workspaceTools.Config({} as Partial<workspaceTools.Config> as workspaceTools.Config))
     await ctx.start()
     try {
       const session = (ctx.get('sessions') as SessionService).open({ id: 't' })
