@@ -146,6 +146,12 @@ describe('hooks that die or cannot run', () => {
     expect((await k.call('bash', { command: 'ls' })).error?.code).toBe('DENIED')
   })
 
+  it('a hook\'s own exit 125 is an ordinary non-blocking exit; the launcher\'s marked 125 is no answer', async () => {
+    const k = await withHooks({ hooks: preHooks(group('Bash', 'cat > /dev/null; exit 125'), group('Write', 'echo "dsh-hook-launcher: pretend" >&2; exit 125')) })
+    expect((await k.call('bash', { command: 'ls' })).isError).toBe(false)
+    expect((await k.call('write', { file_path: 'a', content: '' })).error?.message).toMatch(/gave no answer: dsh-hook-launcher: pretend/)
+  })
+
   it('a hook that cannot start (its workspace is gone) denies', async () => {
     const k = await withHooks({ hooks: preHooks(group('Bash', fixture('allow.sh'))) })
     rmSync(k.dir, { recursive: true, force: true })

@@ -32,6 +32,12 @@ describe('JSON decisions (bash + jq)', () => {
     expect(k.ran).toEqual(['bash'])
   })
 
+  it('an explicit allow with no other objection lets the call run', async () => {
+    const k = await withHooks(group('Bash', fixture('allow.sh')))
+    expect((await k.call('bash', { command: 'ls' })).isError).toBe(false)
+    expect(k.events('hook/result')[0].data).toMatchObject({ decision: 'allow', exitCode: 0 })
+  })
+
   it('a JSON object decides even when the hook exits 1', async () => {
     const k = await withHooks(group('Bash', fixture('json-exit1.sh')))
     const result = await k.call('bash', { command: 'ls' })
