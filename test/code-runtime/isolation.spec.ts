@@ -1,3 +1,4 @@
+import type { JsonValue } from '@dsh/code-runtime'
 import { describe, expect, it } from 'vitest'
 import { echo, request, trackingBridge, useRuntime } from './helpers.js'
 
@@ -64,7 +65,7 @@ describe('no ambient authority inside the isolate', () => {
 })
 
 describe('prototype pollution through the bridge', () => {
-  const polluted = JSON.parse('{"__proto__": {"polluted": 1}, "ok": 1}') as { [key: string]: unknown }
+  const polluted = JSON.parse('{"__proto__": {"polluted": 1}, "ok": 1}') as JsonValue
 
   it('keeps a `__proto__` key of a sub-call result as plain data in the isolate', async () => {
     const outcome = await runtime().run({

@@ -121,6 +121,12 @@ describe('running a program', () => {
     expect(await runtime().run(request(code))).toMatchObject({ ok: true, value: ['d', 2, 1] })
   })
 
+  it('runs the program in strict mode, as TypeScript compiles it', async () => {
+    const outcome = await runtime().run(request('const f = function (this: unknown) { return this }\nreturn [f() === undefined, eval("1 + 1")]'))
+    expect(outcome).toMatchObject({ ok: true, value: [true, 2] })
+    expect(await runtime().run(request('// @ts-ignore\nundeclared = 1'))).toMatchObject({ ok: false, code: 'THREW', line: 2 })
+  })
+
   it('does not send sub-calls the program never awaited before finishing', async () => {
     const bridge = trackingBridge(() => ({ ok: true, value: null }))
     const outcome = await runtime().run({ code: 'tools.fire({})\nreturn 1', tools: ['fire'], call: bridge.call })

@@ -62,8 +62,9 @@ export class PoolWorker implements RunHost {
 
   kill(): void {
     this.run = undefined
+    this.port.close()
     void this.thread.terminate()
-    this.spawn()
+    if (this.state !== 'closed') this.spawn()
   }
 
   async close(): Promise<void> {

@@ -48,16 +48,9 @@ export class HostRun {
   ) {
     this.done = new Promise(resolve => (this.resolve = resolve))
     this.deadline = Date.now() + limits.timeoutMs
-    this.timer = setTimeout(
-      () => this.cancel({ code: 'TIMEOUT', message: `the program ran past its deadline of ${limits.timeoutMs} ms` }),
-      limits.timeoutMs,
-    )
+    this.timer = setTimeout(() => this.cancel(this.timedOut()), limits.timeoutMs)
     request.signal?.addEventListener('abort', this.onAbort, { once: true })
     this.subcalls = new SubCalls(request.call, limits, this.ended.signal, message => this.host?.send(message))
-  }
-
-  get isFinished(): boolean {
-    return this.finished
   }
 
   /** The message that starts this run on `host`. */
@@ -96,8 +89,6 @@ export class HostRun {
     if (!this.finished && !this.cancelled) this.subcalls.enqueue(message)
   }
 
-
-
   onDone(message: DoneMessage): void {
     this.host = undefined
     clearTimeout(this.killTimer)
@@ -122,12 +113,14 @@ export class HostRun {
 
   private verdict(outcome: WorkerOutcome, logs: string): RunOutcome {
     if (outcome.ok) return { ok: true, value: JSON.parse(outcome.json) as JsonValue, logs }
-    if (outcome.code === 'INTERRUPTED') {
-      // the worker watches the deadline itself, and may see it before the host's timer fires
-      return { ok: false, code: 'TIMEOUT', message: `the program ran past its deadline of ${this.limits.timeoutMs} ms`, logs }
-    }
+    // the worker watches the deadline itself, and may see it before the host's timer fires
+    if (outcome.code === 'INTERRUPTED') return { ok: false, ...this.timedOut(), logs }
     const { code, message, line } = outcome
     return { ok: false, code, message, ...(line === undefined ? {} : { line }), logs }
+  }
+
+  private timedOut(): Cancellation {
+    return { code: 'TIMEOUT', message: `the program ran past its deadline of ${this.limits.timeoutMs} ms` }
   }
 
   private finish(outcome: RunOutcome): void {

@@ -91,12 +91,13 @@ export class Isolate {
   }
 
   /**
-   * Compile and start the program; its first synchronous part runs now.
+   * Compile and start the program; its first synchronous part runs now. As a
+   * script (never sniffed as a module), in strict mode, as TypeScript is.
    * @param {string} js
    * @param {string} file
    */
   start(js, file) {
-    return this.vm.evalCode(js, file)
+    return this.vm.evalCode(js, file, { type: 'global', strict: true })
   }
 
   /** @returns {string} the sub-calls requested since the last take (see prelude.js); '' when interrupted */
