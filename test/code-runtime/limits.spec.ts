@@ -104,6 +104,7 @@ describe('limit configuration', () => {
     expect(() => resolveLimits(defaultCodeLimits, { timeoutMs: 0 })).toThrow('code limit timeoutMs must be a positive integer, got 0')
     expect(() => resolveLimits(defaultCodeLimits, { maxSubCalls: 1.5 })).toThrow(RangeError)
     expect(() => resolveLimits(defaultCodeLimits, { memoryBytes: Number.NaN })).toThrow(RangeError)
+    expect(() => resolveLimits(defaultCodeLimits, { timeoutMs: 2 ** 31 })).toThrow('code limit timeoutMs must be at most 2147483647')
     expect(() => resolveLimits(defaultCodeLimits, JSON.parse('{"__proto__": 1}'))).toThrow('unknown code limit "__proto__"')
     expect(resolveLimits(defaultCodeLimits, { timeoutMs: 5, maxLogBytes: undefined })).toMatchObject({ timeoutMs: 5, maxLogBytes: 65536 })
   })

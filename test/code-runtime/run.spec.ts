@@ -93,6 +93,10 @@ describe('running a program', () => {
     expect(outcome).toMatchObject({ ok: true, value: ['function', 'undefined', 'undefined', 'undefined', ['echo'], 'TypeError'] })
   })
 
+  it('takes a tool listed twice as one tool', async () => {
+    expect(await runtime().run(request('return Object.keys(tools)', { tools: ['echo', 'echo'] }))).toMatchObject({ ok: true, value: ['echo'] })
+  })
+
   it('accepts hostile tool names as plain property names', async () => {
     const outcome = await runtime().run({
       code: 'return [Object.keys(tools), (await tools["__proto__"]({})).name, (await tools.constructor({})).name, ({}).constructor === Object]',

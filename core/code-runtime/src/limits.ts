@@ -27,6 +27,7 @@ export const defaultCodeLimits: Readonly<CodeLimits> = Object.freeze({
 })
 
 const limitNames = Object.keys(defaultCodeLimits) as (keyof CodeLimits)[]
+const maxTimeoutMs = 2 ** 31 - 1
 
 /** Layer partial limits over a base, rejecting unknown names and non-positive or non-integer values. */
 export function resolveLimits(base: Readonly<CodeLimits>, over: Partial<CodeLimits> | undefined): CodeLimits {
@@ -39,6 +40,10 @@ export function resolveLimits(base: Readonly<CodeLimits>, over: Partial<CodeLimi
     if (value === undefined) continue
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new RangeError(`code limit ${key} must be a positive integer, got ${String(value)}`)
+    }
+    // a longer delay overflows setTimeout, which then fires after 1 ms
+    if (key === 'timeoutMs' && value > maxTimeoutMs) {
+      throw new RangeError(`code limit timeoutMs must be at most ${maxTimeoutMs}, got ${value}`)
     }
     limits[key as keyof CodeLimits] = value
   }

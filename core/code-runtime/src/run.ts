@@ -57,7 +57,8 @@ export class HostRun {
   attach(host: RunHost): RunMessage {
     this.host = host
     const { code, tools } = this.request
-    return { t: 'run', run: this.id, code, tools: [...tools], limits: this.limits, deadline: this.deadline }
+    // a name listed twice is one tool
+    return { t: 'run', run: this.id, code, tools: [...new Set(tools)], limits: this.limits, deadline: this.deadline }
   }
 
   cancel(why: Cancellation): void {
