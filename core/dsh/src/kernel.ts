@@ -59,6 +59,8 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
   await ctx.start()
 
   const plugins = new PluginSet(ctx)
+  // the loaded plugin list, read-only, for inspection: `ctx.get('dsh').plugins()` (tool-cordis)
+  ctx.set('dsh', { plugins: () => plugins.list() })
   try {
     await plugins.apply(await plugins.prepare(options.plugins ?? {}, baseDir))
   } catch (error) {

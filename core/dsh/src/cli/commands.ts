@@ -3,6 +3,8 @@
  * `node:util` parseArgs, strict) and returns the exit code.
  */
 import { demoCommand } from './demo-command.js'
+import { execCommand } from './exec-command.js'
+import { inspectCommand } from './inspect-command.js'
 
 export interface Command {
   /** one line for the command list */
@@ -12,6 +14,8 @@ export interface Command {
 
 export const commands: Record<string, Command> = {
   demo: demoCommand,
+  exec: execCommand,
+  inspect: inspectCommand,
 }
 
 export function usage(): string {

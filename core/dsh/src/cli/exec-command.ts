@@ -1,0 +1,156 @@
+/**
+ * `dsh exec <tool> '<json>'`: one call through the full pipeline, in a turn of
+ * a session, then the result and the audit trail. Approval: on a terminal the
+ * ui-approval prompt answers (loaded if the config does not load it); without
+ * one nobody can answer, so a call that needs approval is denied, and the
+ * output says so.
+ */
+import { randomUUID } from 'node:crypto'
+import { raw } from '@dsh/kernel'
+import type { ToolsMode } from '@dsh/tools'
+import type { Kernel } from '../kernel.js'
+import { checkPluginConfig } from '../plugins.js'
+import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import type { Command } from './commands.js'
+import { formatReport, type ExecReport } from './exec-output.js'
+import { parseJsonArgument } from './json-argument.js'
+import { painter } from './timeline.js'
+
+const HELP = `Usage: dsh exec <tool> ['<json arguments>'] [options]
+
+Runs one call of <tool> through the full pipeline (validation, listeners,
+approval, guards, the body, post-processing), in a turn of a session, and
+prints the result and the audit trail: the session events the call appended.
+The arguments are one JSON object (default {}).
+
+Approval: on a terminal, the ui-approval prompt answers (it is loaded if the
+config does not load it). Without a terminal nobody can answer, so a call that
+needs approval ends denied, and the output says so.
+
+Options:
+  -c, --config <file>   the dsh.yml to build from (default: ./dsh.yml if present,
+                        else the built-in defaults)
+  -s, --session <id>    append to this session (default: a new one) under the
+                        config's data directory
+  -m, --mode <mode>     tools mode: native, code or both (default: the config's)
+      --json            print { result, session, events } as one JSON document
+  -h, --help            show this help
+
+Exit codes: 0 the call succeeded; 1 it ended in an error result (denied,
+invalid arguments, unknown tool, failed, ...); 2 bad usage: an unknown flag,
+arguments that are not JSON, a config that does not load.
+`
+
+const FLAGS = {
+  config: { type: 'string', short: 'c' },
+  session: { type: 'string', short: 's' },
+  mode: { type: 'string', short: 'm' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const MODES: readonly string[] = ['native', 'code', 'both']
+
+interface Request {
+  tool: string
+  args: unknown
+  mode?: ToolsMode
+  configFile?: string
+  sessionId?: string
+  json: boolean
+}
+
+function parseRequest(argv: string[]): Request | 'help' {
+  const { values, positionals } = parseFlags('exec', argv, FLAGS, true)
+  if (values.help) return 'help'
+  if (positionals.length === 0) throw new UsageError('missing the tool name\nUsage: dsh exec <tool> [\'<json arguments>\'] [options]')
+  if (positionals.length > 2) {
+    throw new UsageError(`expected a tool name and at most one JSON argument, got ${positionals.length} arguments (quote the JSON: '{"a": 1}')`)
+  }
+  const [tool, text] = positionals
+  let args: unknown = {}
+  if (text !== undefined) {
+    const parsed = parseJsonArgument(text)
+    if (!parsed.ok) throw new UsageError(parsed.message)
+    args = parsed.value
+  }
+  if (values.mode !== undefined && !MODES.includes(values.mode)) {
+    throw new UsageError(`--mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(values.mode)}`)
+  }
+  return {
+    tool,
+    args,
+    mode: values.mode as ToolsMode | undefined,
+    configFile: findConfig(values.config),
+    sessionId: values.session,
+    json: values.json === true,
+  }
+}
+
+/** Who can answer an approval request; on a terminal, load ui-approval unless the config did. */
+async function approver(kernel: Kernel): Promise<ExecReport['approver']> {
+  const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true
+  const loaded = kernel.plugins().some((p) => p.plugin?.name === 'ui-approval')
+  if (terminal && !loaded) {
+    const ui = await bundledModule('ui-approval')
+    kernel.ctx.plugin(ui as any, checkPluginConfig('ui-approval', ui, {}))
+    await kernel.ctx.lifecycle.flush()
+  }
+  const hooks = (raw(raw(kernel.ctx.root).lifecycle) as unknown as { _hooks: Record<string, unknown[] | undefined> })._hooks
+  const listening = (hooks['approval/request']?.length ?? 0) > 0
+  if (!listening) return 'none'
+  return terminal ? 'terminal' : 'listener'
+}
+
+async function run(request: Request): Promise<number> {
+  const kernel = await commandKernel(request.configFile, request.mode ? { tools: { mode: request.mode } } : {})
+  const abort = new AbortController()
+  // Ctrl+C cancels the call (the body sees the abort); a second one is Node's default
+  const onSigint = () => abort.abort(new Error('interrupted'))
+  process.once('SIGINT', onSigint)
+  try {
+    const who = await approver(kernel)
+    let session
+    try {
+      session = kernel.openSession(request.sessionId !== undefined ? { id: request.sessionId } : {})
+    } catch (error) {
+      throw new UsageError(`--session: ${(error as Error).message}`)
+    }
+    const from = session.events().length
+    session.beginTurn()
+    const result = await kernel.execute({
+      callId: `exec-${randomUUID().slice(0, 8)}`,
+      name: request.tool,
+      arguments: request.args,
+      session,
+      signal: abort.signal,
+    })
+    session.endTurn()
+    await session.flush().catch(() => {})
+    const report: ExecReport = { result, events: session.events().slice(from), session: { id: session.id, path: session.path }, approver: who }
+    const text = request.json
+      ? JSON.stringify({ result, session: report.session, approver: who, events: report.events }, null, 2)
+      : formatReport(report, painter(process.stdout.isTTY === true))
+    process.stdout.write(text + '\n')
+    return result.isError ? 1 : 0
+  } finally {
+    process.removeListener('SIGINT', onSigint)
+    await kernel.dispose()
+  }
+}
+
+export const execCommand: Command = {
+  summary: 'run one tool call through the full pipeline and print the result and its audit trail',
+  async run(argv) {
+    try {
+      const request = parseRequest(argv)
+      if (request === 'help') {
+        process.stdout.write(HELP)
+        return 0
+      }
+      return await run(request)
+    } catch (error) {
+      return usageFailure('exec', error)
+    }
+  },
+}

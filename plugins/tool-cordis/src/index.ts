@@ -1,0 +1,8 @@
+export * from './types.js'
+export * from './snapshot.js'
+export * from './filter.js'
+export * from './tree.js'
+export { jsonSafe, REDACTED } from './json-safe.js'
+export { scopeStatus } from './collect-plugins.js'
+export { WATERFALLS } from './collect-listeners.js'
+export * from './plugin.js'
