@@ -6,7 +6,7 @@ import { Context } from 'cordis'
 import { resolve } from 'node:path'
 import { canonicalJson, describeError, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
 import { SystemPromptService } from '@dsh/system-prompt'
-import { ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
+import { codeMode, ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
 import { SandboxService } from '@dsh/sandbox'
 import { checkOptions, type KernelOptions } from './options.js'
@@ -55,6 +55,7 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
   ctx.plugin(SandboxService, options.sandbox ?? {})
   const slots: ServiceSlot[] = [
     slot('approval', (o) => resolveApprovalConfig(o.approval), (config) => ctx.plugin(ApprovalService, config as any), options),
+    slot('code-mode', (o) => ({ limits: o.tools?.code ?? {} }), (config) => ctx.plugin(codeMode, config as any), options),
   ]
   await ctx.start()
 

@@ -41,8 +41,12 @@ export interface KernelErrorOptions {
   details?: Record<string, unknown>
 }
 
+const BRAND = Symbol.for('dsh.KernelError')
+
 export class KernelError extends Error {
   override name = 'KernelError'
+  /** recognised across copies of this package (a plugin may bundle its own) */
+  readonly [BRAND] = true
   readonly code: ErrorCode
   readonly details?: Record<string, unknown>
 
@@ -53,7 +57,8 @@ export class KernelError extends Error {
   }
 
   static is(value: unknown, code?: ErrorCode): value is KernelError {
-    return value instanceof KernelError && (code === undefined || value.code === code)
+    return typeof value === 'object' && value !== null && (value as any)[BRAND] === true
+      && isErrorCode((value as KernelError).code) && (code === undefined || (value as KernelError).code === code)
   }
 }
 

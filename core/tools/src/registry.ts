@@ -126,7 +126,11 @@ export class Registry {
   }
 
   collapses(name: string, nested: boolean): boolean {
-    return this.mode === 'code' && !nested && name !== RESERVED_TOOL
+    if (name === RESERVED_TOOL) {
+      // the transport runs only where it is advertised, and never from inside a program
+      return this.mode === 'native' || nested
+    }
+    return this.mode === 'code' && !nested
   }
 
   /** The argument check of an entry, compiled on first use. */

@@ -44,9 +44,14 @@ async function runBody(state: CallState, signal: AbortSignal): Promise<ToolResul
     const output = await entry.def.execute(exec.arguments, call)
     return abortedResult(state, signal) ?? outputToResult(callId, name, output)
   } catch (error) {
-    // a body that could not be confined says so with its own code, not as a generic failure
-    if (KernelError.is(error, 'SANDBOX_UNAVAILABLE')) return abortedResult(state, signal) ?? errorResult(callId, name, 'SANDBOX_UNAVAILABLE', `${name}: ${describeError(error)}`)
-    return abortedResult(state, signal) ?? errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
+    const aborted = abortedResult(state, signal)
+    if (aborted) return aborted
+    // a body that could not be confined, or that hit its own deadline (run_code's program
+    // timeout), says so with its own code rather than as a generic failure
+    if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT')) {
+      return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT', `${name}: ${describeError(error)}`)
+    }
+    return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
   }
 }
 

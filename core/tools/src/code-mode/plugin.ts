@@ -1,0 +1,55 @@
+/**
+ * Code mode: the `run_code` transport, the `tools:sdk` prompt section and,
+ * under `code`, a `system-prompt/assemble` listener dropping the `tool:*`
+ * guidance (the model cannot call those tools directly). The code runtime's
+ * workers are started up front when the kernel is in `code` or `both` mode,
+ * and lazily otherwise.
+ */
+import type { Context } from 'cordis'
+import { CodeRuntime, type CodeLimits } from '@dsh/code-runtime'
+import type {} from '@dsh/system-prompt'
+import type { ToolService } from '../service.js'
+import { runCodeTool } from './run-code.js'
+import { generateSdk, SDK_PROMPT } from './sdk.js'
+
+export interface CodeModeConfig {
+  limits?: Partial<CodeLimits>
+  /** worker threads for programs (default 2) */
+  workers?: number
+}
+
+export const name = 'code-mode'
+export const inject = ['tools', 'systemPrompt']
+
+export function apply(ctx: Context, config: CodeModeConfig = {}) {
+  const tools = ctx.tools as unknown as ToolService
+  let runtime: CodeRuntime | undefined
+  const getRuntime = () => (runtime ??= new CodeRuntime({ workers: config.workers, limits: config.limits }))
+  if (tools.mode !== 'native') getRuntime()
+  ctx.on('dispose', () => runtime?.dispose())
+
+  tools.registerTransport(runCodeTool(tools, getRuntime, config.limits ?? {}))
+
+  // regenerated only when the tool set changed: the schemas() view is cached until then
+  let cachedFor: unknown
+  let cachedText = ''
+  ctx.systemPrompt.section({
+    id: 'tools:sdk',
+    order: 100,
+    text: () => {
+      if (tools.mode === 'native') return ''
+      const schemas = tools.schemas()
+      if (schemas !== cachedFor) {
+        cachedFor = schemas
+        cachedText = `${SDK_PROMPT}\n\n\`\`\`ts\n${generateSdk(schemas)}\n\`\`\``
+      }
+      return cachedText
+    },
+  })
+
+  ctx.on('system-prompt/assemble', async (sections, next) => {
+    const assembled = await next()
+    if (tools.mode !== 'code') return assembled
+    return assembled.filter((section) => !section.id.startsWith('tool:'))
+  })
+}

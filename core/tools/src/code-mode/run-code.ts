@@ -1,0 +1,76 @@
+/**
+ * The `run_code` transport: runs a program in the code runtime and dispatches
+ * each `tools.<name>(args)` through the FULL pipeline (listeners, approval,
+ * guards) with an unforgeable parent token and the id `<parent>:code:<n>`.
+ */
+import { describeError, fuseSignals, KernelError, type JsonValue } from '@dsh/kernel'
+import type { CodeLimits, CodeRuntime, RunOutcome, SubCallOutcome } from '@dsh/code-runtime'
+import { ToolScheduler } from '../scheduler.js'
+import type { ToolService } from '../service.js'
+import type { ToolCall, ToolDefinition, ToolResult } from '../types.js'
+import { resultText } from '../results.js'
+
+declare module '@dsh/kernel' {
+  interface SessionEvents {
+    'tool/code-dispatch-start': { callId: string; parent: string; name: string }
+    'tool/code-dispatch': { callId: string; parent: string; name: string; isError: boolean; code?: string }
+  }
+}
+
+export const RUN_CODE_DESCRIPTION = 'Run a TypeScript program that calls tools through the `tools` SDK (see the tools:sdk declarations). The program is the body of an async function: top-level await and return work; return a JSON value. console.log output is returned after the value.'
+
+function toOutcome(result: ToolResult): SubCallOutcome {
+  if (result.isError) return { ok: false, code: result.error?.code ?? 'TOOL_FAILED', message: result.error?.message ?? resultText(result) }
+  return { ok: true, value: result.value !== undefined ? result.value : resultText(result) }
+}
+
+function failure(outcome: Extract<RunOutcome, { ok: false }>): Error {
+  const where = outcome.line ? ` (line ${outcome.line})` : ''
+  const logs = outcome.logs ? `\n${outcome.logs}` : ''
+  const message = `${outcome.code === 'SYNTAX' ? 'SyntaxError' : outcome.code}${where}: ${outcome.message}${logs}`
+  // a program deadline is a timeout of the call, not a tool failure
+  return outcome.code === 'TIMEOUT' ? new KernelError('TIMEOUT', `run_code: ${message}`) : new Error(message)
+}
+
+export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limits: Partial<CodeLimits>): ToolDefinition {
+  return {
+    name: 'run_code',
+    description: RUN_CODE_DESCRIPTION,
+    parameters: {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'the TypeScript program' } },
+      required: ['code'],
+      additionalProperties: false,
+    },
+    async execute(args: { code: string }, call: ToolCall) {
+      const parent = tools.issueParentToken(call.callId)
+      const scheduler = new ToolScheduler()
+      const scope = call.exec.scope
+      const names = tools.schemas(scope).map((s) => s.name)
+      const outcome = await runtime().run({
+        code: args.code,
+        tools: names,
+        signal: call.signal,
+        limits,
+        call: async (name, subArgs, index, runSignal) => {
+          const callId = `${call.callId}:code:${index}`
+          const fused = fuseSignals(call.signal, runSignal)
+          try {
+            await call.session.append('tool/code-dispatch-start', { callId, parent: call.callId, name })
+            const result = await scheduler.run(tools.concurrency(name, subArgs, scope), () =>
+              tools.execute({ callId, name, arguments: subArgs, session: call.session, signal: fused.signal, scope, parent }))
+            await call.session.append('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
+            return toOutcome(result)
+          } catch (error) {
+            return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }
+          } finally {
+            fused.release()
+          }
+        },
+      })
+      if (!outcome.ok) throw failure(outcome)
+      const text = JSON.stringify(outcome.value)
+      return { value: outcome.value as JsonValue, content: outcome.logs ? [{ type: 'text', text }, { type: 'text', text: outcome.logs }] : text }
+    },
+  }
+}
