@@ -104,7 +104,7 @@ export function approvals(k: TestKernel, answer: 'approved' | 'denied') {
     name: 'test-approver',
     apply(ctx) {
       ctx.on('approval/request', (request) => {
-        asked.push(request.reason)
+        asked.push(request.sandboxMode ? `${request.reason} [${request.sandboxMode}]` : request.reason)
         return answer === 'approved' ? { kind: 'approved', grant: 'once' } : { kind: 'denied', reason: 'a person said no' }
       })
     },

@@ -151,6 +151,17 @@ describe('several hooks', () => {
     expect((await k.call('bash', { command: 'rm -rf /' })).error?.code).toBe('DENIED')
   })
 
+  it('a hook\'s ask and another listener\'s ask become one question, keeping the sandbox mode it asked for', async () => {
+    const k = await withHooks(group('Bash', fixture('ask.py')))
+    const asked = approvals(k, 'approved')
+    k.ctx.plugin({ name: 'escalating-policy', apply: (ctx) => { ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'needs to write', sandboxMode: 'workspace-write' })) } })
+    expect((await k.call('bash', { command: 'make' })).isError).toBe(false)
+    // the pipeline keeps the first ask it sees at the top rank (the inner listener's); the hook's reason is in hook/result
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toMatch(/needs to write.*\[workspace-write\]$/)
+    expect(k.events('hook/result')[0].data).toMatchObject({ decision: 'ask', reason: 'python hook wants a human to look at: make' })
+  })
+
   it('a hook\'s ask combined with another listener\'s deny denies', async () => {
     const k = await withHooks(group('Bash', fixture('ask.py')))
     approvals(k, 'approved')

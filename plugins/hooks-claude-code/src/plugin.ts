@@ -96,8 +96,9 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     if (verdict.kind === 'deny') return { kind: 'deny', reason: verdict.reason }
     const after = await next()
     if (verdict.kind !== 'ask' || after.kind === 'deny') return after
-    const reasons = [verdict.reason, after.kind === 'ask' ? after.reason : undefined].filter((reason) => reason)
-    return { kind: 'ask', reason: reasons.join('; ') }
+    if (after.kind === 'allow') return { kind: 'ask', reason: verdict.reason }
+    // both ask: one question with both reasons, keeping the explicit sandbox mode the other asked for
+    return { ...after, reason: [verdict.reason, after.reason].filter((reason) => reason).join('; ') }
   })
 
   ctx.on('tools/post-execute', async (input, next): Promise<ToolResult | BlockDecision> => {
