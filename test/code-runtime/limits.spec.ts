@@ -60,6 +60,39 @@ describe('value size limits (maxValueBytes, in UTF-8 bytes)', () => {
     expect(bridge.calls).toHaveLength(0)
   })
 
+  it('bounds the argument bytes the host holds for unanswered sub-calls by memoryBytes', async () => {
+    // the slow sub-calls stay unanswered until the fourth fast one
+    let fast = 0
+    let release!: () => void
+    const gate = new Promise<void>(resolve => (release = resolve))
+    const slow = trackingBridge(() => ({ ok: true, value: 'sent' }))
+    const code = [
+      'const text = "x".repeat(1e6)',
+      'const slow: Promise<unknown>[] = []',
+      'for (let round = 0; round < 4; round++) {',
+      '  for (let i = 0; i < 3; i++) slow.push(tools.slow({ text }).catch(e => e.code))',
+      '  await tools.fast({})',
+      '}',
+      'return Promise.all(slow)',
+    ].join('\n')
+    const outcome = await runtime().run({
+      code,
+      tools: ['slow', 'fast'],
+      call: async (name, args, index, signal) => {
+        if (name === 'fast') {
+          if (++fast === 4) release()
+          return { ok: true, value: null }
+        }
+        await gate
+        return slow.call(name, args, index, signal)
+      },
+      limits: { memoryBytes: 8 * 1024 * 1024, maxValueBytes: 1_100_000, maxSubCalls: 20, maxParallelSubCalls: 20 },
+    })
+    // 1,000,011 bytes each: eight fit in 8 MiB; the rest are refused while those are unanswered
+    expect(outcome).toMatchObject({ ok: true, value: [...Array(8).fill('sent'), ...Array(4).fill('LIMIT')] })
+    expect(slow.calls).toHaveLength(8)
+  })
+
   it('rejects a bridge result over the limit', async () => {
     const outcome = await runtime().run({
       code: 'try { await tools.big({}) } catch (e) { return [e.code, e.message] }',

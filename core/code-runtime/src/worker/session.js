@@ -43,8 +43,10 @@ export class Session {
     this.port = port
     this.ctl = ctl
     this.logs = new LogBuffer(request.limits.maxLogBytes)
-    /** @type {Map<number, number>} sub-calls posted and not yet answered: host index → isolate id */
+    /** @type {Map<number, { id: number, bytes: number }>} sub-calls posted, not yet answered, by host index */
     this.pending = new Map()
+    /** bytes of arguments the host holds for unanswered sub-calls */
+    this.pendingBytes = 0
     this.calls = 0
     /** @type {string[]} settle entries (see prelude.js) not yet handed to the isolate */
     this.settlements = []
@@ -137,7 +139,10 @@ export class Session {
 
   /**
    * Post the sub-calls the program requested (records from the prelude's
-   * `take`), or refuse them: past `maxSubCalls`, or over `maxValueBytes`.
+   * `take`), or refuse them: past `maxSubCalls`, over `maxValueBytes`, or when
+   * the host already holds `memoryBytes` of arguments for unanswered sub-calls
+   * (the isolate's cap bounds what the program holds, this what it makes the
+   * host hold: without it, maxSubCalls × maxValueBytes).
    * @param {string} requests
    */
   dispatch(requests) {
@@ -157,13 +162,16 @@ export class Session {
           ? `tools.${name}: more than ${limits.maxSubCalls} sub-calls in one run`
           : bytes > limits.maxValueBytes
             ? `tools.${name}: the arguments are ${bytes} bytes, over the limit of ${limits.maxValueBytes}`
-            : undefined
+            : this.pendingBytes + bytes > limits.memoryBytes
+              ? `tools.${name}: the sub-calls in flight already hold ${this.pendingBytes} bytes of arguments`
+              : undefined
       if (refusal !== undefined) {
         this.settlements.push(`[${id},2,${JSON.stringify(refusal)}]`)
         continue
       }
       const call = ++this.calls
-      this.pending.set(call, id)
+      this.pending.set(call, { id, bytes })
+      this.pendingBytes += bytes
       this.port.postMessage({ t: 'call', run, call, name, json })
     }
   }
@@ -186,9 +194,11 @@ export class Session {
   onHostMessage(message) {
     // the host sends a run only to an idle worker: during a run, only results come
     if (message.t !== 'result' || message.run !== this.request.run) return
-    const id = this.pending.get(message.call)
-    if (id === undefined) return
+    const entry = this.pending.get(message.call)
+    if (entry === undefined) return
     this.pending.delete(message.call)
+    this.pendingBytes -= entry.bytes
+    const { id } = entry
     // the host made `json` with JSON.stringify: it embeds as is
     this.settlements.push(
       message.ok
