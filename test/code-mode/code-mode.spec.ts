@@ -53,7 +53,7 @@ describe('code mode', () => {
     expect(result.value).toEqual({ s: 3, t: 'HI' })
     expect(result.content).toEqual([{ type: 'text', text: '{"s":3,"t":"HI"}' }, { type: 'text', text: expect.stringContaining('done 3') }])
     const events = k!.session.events()
-    const dispatch = events.filter((e) => e.type === 'tool/code-dispatch').map((e) => (e.data as any).callId)
+    const dispatch = events.filter((e) => (e.type as string) === 'tool/code-dispatch').map((e) => (e.data as any).callId)
     expect(dispatch).toEqual([`${result.callId}:code:1`, `${result.callId}:code:2`])
     const nestedCall = events.find((e) => e.type === 'tool/call' && (e.data as any).callId === `${result.callId}:code:1`)
     expect(nestedCall?.data).toMatchObject({ name: 'add', parent: result.callId })
