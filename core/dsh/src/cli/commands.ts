@@ -5,6 +5,7 @@
 import { demoCommand } from './demo-command.js'
 import { execCommand } from './exec-command.js'
 import { inspectCommand } from './inspect-command.js'
+import { mcpCommand } from './mcp-command.js'
 
 export interface Command {
   /** one line for the command list */
@@ -16,6 +17,7 @@ export const commands: Record<string, Command> = {
   demo: demoCommand,
   exec: execCommand,
   inspect: inspectCommand,
+  mcp: mcpCommand,
 }
 
 export function usage(): string {

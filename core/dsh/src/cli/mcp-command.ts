@@ -1,0 +1,61 @@
+/**
+ * `dsh mcp [--config dsh.yml] [--watch]`.
+ */
+import { existsSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import type { Command } from './commands.js'
+
+const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch]
+
+Serves the kernel's tools to an MCP client over stdio: tools/list is the
+tool set the model is sent (in code mode only run_code), tools/call runs the
+full pipeline in one session per connection, and approvals are asked through
+MCP elicitation when the client supports it (otherwise they are refused).
+stdout carries only the protocol; diagnostics go to stderr.
+
+Options:
+  -c, --config <file>  the dsh.yml to load (default ./dsh.yml when it exists,
+                       otherwise the embedded defaults)
+  -w, --watch          reload when the config file changes and send
+                       notifications/tools/list_changed; a config that fails
+                       to load leaves the previous plugin set running
+  -h, --help           show this help
+
+Exit codes: 0 after a clean shutdown (stdin closed, SIGTERM or SIGINT);
+2 bad usage or a configuration that cannot be loaded.
+`
+
+/** After shutdown, a tool body that ignores its cancellation must not keep the process alive. */
+const EXIT_GRACE_MS = 1000
+
+export const mcpCommand: Command = {
+  summary: 'serve the tools to an MCP client over stdio (--config, --watch)',
+  async run(args) {
+    let values: { config?: string; watch?: boolean; help?: boolean }
+    try {
+      ;({ values } = parseArgs({
+        args,
+        options: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, help: { type: 'boolean', short: 'h' } },
+        strict: true,
+        allowPositionals: false,
+      }))
+    } catch (error) {
+      process.stderr.write(`dsh mcp: ${(error as Error).message}\n\n${HELP}`)
+      return 2
+    }
+    if (values.help) {
+      process.stdout.write(HELP)
+      return 0
+    }
+    const configFile = values.config ?? (existsSync('dsh.yml') ? 'dsh.yml' : undefined)
+    if (values.watch && !configFile) {
+      process.stderr.write('dsh mcp: --watch needs a config file (--config <dsh.yml>, or ./dsh.yml)\n')
+      return 2
+    }
+    // loaded only now: --help and usage errors need none of the kernel
+    const { runMcpServer } = await import('../mcp/run.js')
+    const code = await runMcpServer({ configFile, watch: values.watch })
+    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref()
+    return code
+  },
+}

@@ -1,0 +1,99 @@
+/**
+ * Approval through MCP elicitation: the request shown to the client's user as
+ * a form (allow once / allow for this session / deny, with an optional
+ * reason), and the answer read back as an `ApprovalOutcome`. Declining or
+ * dismissing the form denies; anything the form cannot answer — the client
+ * fails, the answer does not match the form, the request is withdrawn — is
+ * `unavailable`, which the pipeline refuses as well.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { describeError } from '@dsh/kernel'
+import type { ApprovalOutcome, ApprovalRequestEvent } from '@dsh/tools'
+
+export const DECISION = Object.freeze({ once: 'allow once', session: 'allow for this session', deny: 'deny' })
+
+const MAX_ARGUMENTS_CHARS = 2000
+const MAX_REASON_CHARS = 500
+/** the longest delay a Node timer takes: the approval service's own deadline ends the request first */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1
+
+// control characters and bidirectional overrides would let hostile text disguise itself on the client's screen
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+function safe(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
+}
+
+/** The form shown for one request. */
+export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormParams {
+  const { exec } = request
+  let args: string
+  try {
+    args = JSON.stringify(exec.arguments, null, 2) ?? 'undefined'
+  } catch (error) {
+    args = `(cannot be shown: ${describeError(error)})`
+  }
+  const lines = [`Allow the tool call ${JSON.stringify(safe(String(exec.name)))}?`]
+  if (request.reason !== undefined) lines.push(`Reason: ${safe(cut(request.reason, MAX_REASON_CHARS))}`)
+  if (exec.parent) lines.push(`From the run_code call ${JSON.stringify(safe(String(exec.parent.callId)))}.`)
+  if (request.sandboxMode) lines.push(`It would run with sandbox mode ${request.sandboxMode}.`)
+  lines.push(`Arguments:\n${safe(cut(args, MAX_ARGUMENTS_CHARS))}`)
+  lines.push(`"${DECISION.session}" approves these exact arguments for the rest of this session.`)
+  return {
+    mode: 'form',
+    message: lines.join('\n'),
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          enum: [DECISION.once, DECISION.session, DECISION.deny],
+          default: DECISION.deny,
+        },
+        reason: {
+          type: 'string',
+          title: 'Reason',
+          description: 'why the call is denied (optional, shown to the model)',
+          maxLength: MAX_REASON_CHARS,
+        },
+      },
+      required: ['decision'],
+    },
+  }
+}
+
+/** The outcome a client's answer means. */
+export function readAnswer(answer: ElicitResult): ApprovalOutcome {
+  if (answer.action === 'decline') return { kind: 'denied', reason: 'the MCP client declined the approval request' }
+  if (answer.action === 'cancel') return { kind: 'denied', reason: 'the MCP client dismissed the approval request' }
+  const decision = answer.content?.decision
+  if (decision === DECISION.once) return { kind: 'approved', grant: 'once' }
+  if (decision === DECISION.session) return { kind: 'approved', grant: 'session' }
+  if (decision === DECISION.deny) {
+    const reason = typeof answer.content?.reason === 'string' && answer.content.reason.trim() ? answer.content.reason : undefined
+    return { kind: 'denied', reason: reason ? `denied through the MCP client: ${reason}` : 'denied through the MCP client' }
+  }
+  return { kind: 'unavailable', reason: `the MCP client accepted without a valid decision (${JSON.stringify(decision ?? null)})` }
+}
+
+/** Ask the client; never rejects. */
+export async function elicitApproval(server: Server, request: ApprovalRequestEvent, relatedRequestId?: string | number): Promise<ApprovalOutcome> {
+  let answer: ElicitResult
+  try {
+    answer = await server.elicitInput(approvalForm(request), {
+      // withdrawn (answered elsewhere, timed out, call cancelled): the SDK tells the client to dismiss the form
+      signal: request.signal,
+      timeout: NO_SDK_TIMEOUT,
+      ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
+    })
+  } catch (error) {
+    return { kind: 'unavailable', reason: `the MCP client could not answer the approval request: ${describeError(error)}` }
+  }
+  return readAnswer(answer)
+}

@@ -1,0 +1,25 @@
+/**
+ * A pipeline result as an MCP `CallToolResult`. The content is the pipeline's,
+ * unchanged; a JSON-object `value` of a success also goes out as
+ * `structuredContent` (MCP 2025-06-18 and later; older clients ignore it); an
+ * error result carries its code and message under `_meta["dsh/error"]`.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolResult } from '@dsh/tools'
+
+export const ERROR_META_KEY = 'dsh/error'
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+export function toCallToolResult(result: ToolResult): CallToolResult {
+  const out: CallToolResult = {
+    content: result.content.map((block) => ({ ...block })) as CallToolResult['content'],
+    isError: result.isError,
+  }
+  // structuredContent must be an object; arrays and scalars stay in the content's JSON text
+  if (!result.isError && isJsonObject(result.value)) out.structuredContent = result.value
+  if (result.error) out._meta = { [ERROR_META_KEY]: { code: result.error.code, message: result.error.message } }
+  return out
+}

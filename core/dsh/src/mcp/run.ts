@@ -1,0 +1,85 @@
+/**
+ * `dsh mcp` as a process: the kernel from a config file, the server on
+ * stdin/stdout, `--watch` reloading on file change, and a clean shutdown when
+ * stdin ends, the client goes away or SIGTERM/SIGINT arrives. Nothing but the
+ * protocol is written to stdout; diagnostics go to stderr.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { describeError } from '@dsh/kernel'
+import { createKernel, type Kernel } from '../kernel.js'
+import { createMcpServer } from './server.js'
+import { claimStdout } from './stdout-guard.js'
+import { watchConfig, type ConfigWatcher } from './watch.js'
+
+export interface RunMcpOptions {
+  /** the dsh.yml to load (none: embedded defaults) */
+  configFile?: string
+  /** reload when the config file changes (needs `configFile`) */
+  watch?: boolean
+}
+
+const log = (line: string) => {
+  process.stderr.write(`${line}\n`)
+}
+
+/** Serve until the connection ends; resolves with the exit code. */
+export async function runMcpServer(options: RunMcpOptions): Promise<number> {
+  // claimed before any plugin loads: a plugin's console.log at start would corrupt the first message
+  const stdout = claimStdout()
+  let kernel: Kernel
+  try {
+    kernel = await createKernel(options.configFile ? { configFile: options.configFile } : {})
+  } catch (error) {
+    stdout.release()
+    log(`dsh mcp: ${describeError(error)}`)
+    return 2
+  }
+
+  const mcp = createMcpServer(kernel, { log })
+  let watcher: ConfigWatcher | undefined
+  if (options.watch && options.configFile) {
+    const file = options.configFile
+    watcher = watchConfig(file, async () => {
+      try {
+        const summary = await mcp.reload()
+        const changed = summary.added.length + summary.removed.length + summary.changed.length
+        if (changed) log(`dsh mcp: reloaded ${file} (added ${summary.added.length}, removed ${summary.removed.length}, changed ${summary.changed.length})`)
+      } catch (error) {
+        log(`dsh mcp: reload of ${file} failed; the previous plugin set stays: ${describeError(error)}`)
+      }
+    }, { onError: (error) => log(`dsh mcp: watching ${file}: ${describeError(error)}`) })
+  }
+
+  let finish!: (reason: string) => void
+  const ended = new Promise<string>((resolve) => (finish = resolve))
+  const onStdinEnd = () => finish('stdin closed')
+  const onTerm = () => finish('SIGTERM')
+  const onInt = () => finish('SIGINT')
+  // the client went away: writing to a closed pipe fails with EPIPE
+  const onStdoutError = (error: Error) => finish(`stdout failed: ${describeError(error)}`)
+  process.stdin.once('end', onStdinEnd)
+  process.stdin.once('close', onStdinEnd)
+  process.once('SIGTERM', onTerm)
+  process.once('SIGINT', onInt)
+  process.stdout.on('error', onStdoutError)
+
+  const transport = new StdioServerTransport(process.stdin, stdout.stream)
+  transport.onerror = (error) => log(`dsh mcp: ${describeError(error)}`)
+  let reason = 'the server failed to start'
+  try {
+    await mcp.connect(transport)
+    reason = await ended
+    log(`dsh mcp: shutting down (${reason})`)
+  } finally {
+    watcher?.close()
+    await mcp.close(reason).catch((error) => log(`dsh mcp: closing: ${describeError(error)}`))
+    await kernel.dispose().catch((error) => log(`dsh mcp: disposing the kernel: ${describeError(error)}`))
+    process.stdin.off('end', onStdinEnd)
+    process.stdin.off('close', onStdinEnd)
+    process.off('SIGTERM', onTerm)
+    process.off('SIGINT', onInt)
+    process.stdout.off('error', onStdoutError)
+    stdout.release()
+  }
+  return 0
+}

@@ -1,0 +1,192 @@
+/**
+ * The MCP server over a kernel. `tools/list` is `wireSchemas()`; `tools/call`
+ * runs the full pipeline (`kernel.execute`) in the connection's one session,
+ * scheduled by concurrency class, with the request's cancellation as the
+ * call's signal. Approval requests of that session that none of the kernel's
+ * own approvers answered are asked through MCP elicitation when the client
+ * declared it. The connection is one turn: opened at `initialized`, ended at
+ * `close()`.
+ */
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ForkScope } from 'cordis'
+import { describeError, raw, type Session } from '@dsh/kernel'
+import { ToolScheduler, type ToolService } from '@dsh/tools'
+import type {} from '@dsh/approval'
+import type { Kernel } from '../kernel.js'
+import type { PlanSummary } from '../plugin-set.js'
+import { elicitApproval } from './elicit-approval.js'
+import { toCallToolResult } from './results.js'
+import { ToolListNotifier } from './tool-list.js'
+
+declare module '@dsh/kernel' {
+  interface SessionEvents {
+    /** the MCP client that opened this session */
+    'mcp/connected': { client?: { name: string; version: string }; elicitation: boolean }
+    /** a reload the server ran (`--watch`) and what it changed */
+    'mcp/reloaded': { added: string[]; removed: string[]; changed: string[] }
+    /** a reload that failed: the previous set stays */
+    'mcp/reload-failed': { error: string }
+    'mcp/closed': { reason: string }
+  }
+}
+
+export interface McpServerOptions {
+  /** the connection's session id (default `mcp-<uuid>`) */
+  sessionId?: string
+  /** one line of diagnostics (default: stderr) */
+  log?(line: string): void
+  /** how long `close()` waits for cancelled calls to finish (default 5000 ms) */
+  shutdownGraceMs?: number
+}
+
+export interface DshMcpServer {
+  /** the SDK server (low level) */
+  readonly server: Server
+  /** the connection's session, once the client is initialized */
+  readonly session: Session | undefined
+  connect(transport: Transport): Promise<void>
+  /** `kernel.reload()` (re-reading the config file), logged in the session; the client is notified if its tool list changed */
+  reload(): Promise<PlanSummary>
+  /** cancel what runs, end the turn, close the session and the transport. Idempotent. */
+  close(reason: string): Promise<void>
+}
+
+const VERSION: string = (() => {
+  try {
+    return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+  } catch {
+    return '0.0.0'
+  }
+})()
+
+const short = (text: unknown) => String(text ?? '').slice(0, 200)
+
+export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}): DshMcpServer {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const tools = (): ToolService => raw(kernel.ctx.tools)
+  const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true } } })
+  const scheduler = new ToolScheduler()
+  const closing = new AbortController()
+  const running = new Set<Promise<unknown>>()
+  /** MCP request id of each call in flight, for elicitations related to it */
+  const requestOf = new Map<string, string | number>()
+  let session: Session | undefined
+  let initialized = false
+  let closed: Promise<void> | undefined
+
+  const notifier = new ToolListNotifier({
+    current: () => tools().wireSchemas(),
+    send: () => server.sendToolListChanged(),
+    ready: () => initialized && !closing.signal.aborted,
+    onError: (error) => log(`dsh mcp: could not send tools/list_changed: ${describeError(error)}`),
+  })
+
+  const canElicit = () => Boolean(server.getClientCapabilities()?.elicitation?.form)
+
+  const open = (): Session => {
+    if (session) return session
+    session = kernel.openSession({ id: options.sessionId ?? `mcp-${randomUUID()}` })
+    // an MCP connection has no turns of its own: it is one turn, so approval is possible for all its calls
+    session.beginTurn()
+    const client = server.getClientVersion()
+    session.append('mcp/connected', {
+      ...(client ? { client: { name: short(client.name), version: short(client.version) } } : {}),
+      elicitation: canElicit(),
+    }).catch(() => {})
+    log(`dsh mcp: session ${session.id} (${session.path})`)
+    return session
+  }
+
+  server.oninitialized = () => {
+    open()
+    initialized = true
+    // SDK 1.32 receivers ignore `notifications/cancelled` for request id 0 (typescript-sdk#2283), and a
+    // server's first request gets id 0: spend it on a ping, so a withdrawn approval form is really withdrawn
+    if (canElicit()) server.ping().catch(() => {})
+    // the set may have changed between connecting and now: the client lists after this anyway
+    notifier.check()
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools().wireSchemas().map((s): Tool => ({ name: s.name, description: s.description, inputSchema: s.parameters as Tool['inputSchema'] })),
+  }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const own = open()
+    const { name } = request.params
+    const args = request.params.arguments ?? {}
+    const callId = `mcp-${String(extra.requestId)}`
+    const signal = AbortSignal.any([extra.signal, closing.signal])
+    requestOf.set(callId, extra.requestId)
+    const call = scheduler.run(tools().concurrency(name, args), () => kernel.execute({ callId, name, arguments: args, session: own, signal }))
+    running.add(call)
+    try {
+      return toCallToolResult(await call)
+    } finally {
+      running.delete(call)
+      requestOf.delete(callId)
+    }
+  })
+
+  // the server's listeners live in a plugin of their own: closing disposes them with it
+  const fork: ForkScope = kernel.ctx.plugin({
+    name: 'dsh-mcp-server',
+    apply(ctx) {
+      ctx.on('tools/change', () => notifier.check())
+      // outermost, and asking the kernel's own approvers first: the client's user is asked only when none of them answered
+      ctx.on('approval/request', async (request, next) => {
+        const outcome = await next()
+        if (outcome.kind !== 'unavailable' || request.session !== session || !canElicit() || closing.signal.aborted) return outcome
+        const exec = request.exec
+        return elicitApproval(server, request, requestOf.get(exec.callId) ?? (exec.parent ? requestOf.get(exec.parent.callId) : undefined))
+      }, true)
+    },
+  })
+
+  async function settle(grace: number): Promise<void> {
+    if (!running.size) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, grace)))
+    await Promise.race([Promise.allSettled([...running]), late])
+    clearTimeout(timer)
+    if (running.size) log(`dsh mcp: ${running.size} cancelled call(s) still running after ${grace} ms; closing anyway`)
+  }
+
+  return {
+    server,
+    get session() {
+      return session
+    },
+    connect: (transport) => server.connect(transport),
+    async reload() {
+      try {
+        const summary = await notifier.hold(() => kernel.reload())
+        if (summary.added.length + summary.removed.length + summary.changed.length) {
+          await session?.append('mcp/reloaded', { added: summary.added, removed: summary.removed, changed: summary.changed }).catch(() => {})
+        }
+        return summary
+      } catch (error) {
+        await session?.append('mcp/reload-failed', { error: describeError(error) }).catch(() => {})
+        throw error
+      }
+    },
+    close(reason) {
+      return (closed ??= (async () => {
+        closing.abort(new Error(`the MCP server is closing: ${reason}`))
+        await settle(options.shutdownGraceMs ?? 5000)
+        fork.dispose()
+        if (session) {
+          await session.append('mcp/closed', { reason }).catch(() => {})
+          session.endTurn()
+          await session.flush().catch(() => {})
+          session.close()
+        }
+        await server.close().catch(() => {})
+      })())
+    },
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * `dsh mcp` approval through MCP elicitation, with the official SDK client
+ * answering the form. A fixture's pre-execute listener answers `ask` for
+ * `ask_me`; the server asks the client only when the client declared
+ * elicitation and none of the kernel's own approvers answered.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { assertBuilt, connect, errorCode, fixture, text, until, Workspace, type Connection, type StartOptions } from './mcp-helpers.js'
+
+let ws: Workspace | undefined
+let conn: Connection | undefined
+
+beforeAll(assertBuilt)
+afterEach(async () => {
+  await conn?.close()
+  conn = undefined
+  ws?.cleanup()
+  ws = undefined
+})
+
+type Form = ElicitRequest['params'] & { requestedSchema?: any }
+
+async function start(answer: StartOptions['elicit'], config: object = {}) {
+  const asked: Form[] = []
+  ws = new Workspace({ plugins: { [fixture('ask-tool.mjs')]: {} }, ...config })
+  conn = await connect(ws, answer ? { elicit: (params, extra) => (asked.push(params as Form), answer(params, extra)) } : {})
+  return { ws, client: conn.client, asked }
+}
+
+const decide = (decision: string, reason?: string) => (): ElicitResult => ({ action: 'accept', content: { decision, ...(reason ? { reason } : {}) } })
+
+describe('dsh mcp: approval through elicitation', () => {
+  it('accept "allow once" approves that call; the next identical call asks again', async () => {
+    const { ws, client, asked } = await start(decide('allow once'))
+    const result = await client.callTool({ name: 'ask_me', arguments: { what: 'laundry' } })
+    expect(result.isError).toBe(false)
+    expect(text(result)).toBe('did laundry')
+    expect(result.structuredContent).toEqual({ did: 'laundry' })
+    expect(asked).toHaveLength(1)
+    expect(asked[0].message).toContain('"ask_me"')
+    expect(asked[0].message).toContain('ask_me needs a human')
+    expect(asked[0].message).toContain('"what": "laundry"')
+    expect(asked[0].requestedSchema.properties.decision.enum).toEqual(['allow once', 'allow for this session', 'deny'])
+    expect(asked[0].requestedSchema.properties.decision.default).toBe('deny')
+    await client.callTool({ name: 'ask_me', arguments: { what: 'laundry' } })
+    expect(asked).toHaveLength(2)
+    const decided = ws.events().filter((e) => e.type === 'approval/decided')
+    expect(decided.map((e) => [e.data.outcome.kind, e.data.by])).toEqual([['approved', 'listener'], ['approved', 'listener']])
+    expect(ws.events().find((e) => e.type === 'mcp/connected')?.data.elicitation).toBe(true)
+  })
+
+  it('"allow for this session" grants these exact arguments: no second question for them, one for others', async () => {
+    const { client, asked } = await start(decide('allow for this session'))
+    expect((await client.callTool({ name: 'ask_me', arguments: { what: 'a' } })).isError).toBe(false)
+    expect((await client.callTool({ name: 'ask_me', arguments: { what: 'a' } })).isError).toBe(false)
+    expect(asked).toHaveLength(1)
+    expect((await client.callTool({ name: 'ask_me', arguments: { what: 'b' } })).isError).toBe(false)
+    expect(asked).toHaveLength(2)
+  })
+
+  it('"deny" with a reason denies, and the model reads the reason', async () => {
+    const { client } = await start(decide('deny', 'not today'))
+    const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+    expect(errorCode(result)).toBe('DENIED')
+    expect(text(result)).toBe('approval denied: denied through the MCP client: not today')
+  })
+
+  it('declining or dismissing the form denies', async () => {
+    for (const action of ['decline', 'cancel'] as const) {
+      const { client } = await start(() => ({ action }))
+      const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+      expect(errorCode(result)).toBe('DENIED')
+      expect(text(result)).toMatch(action === 'decline' ? /declined/ : /dismissed/)
+      await conn!.close()
+      ws!.cleanup()
+    }
+    conn = undefined
+    ws = undefined
+  })
+
+  it('a client that fails to answer, or answers outside the form, leaves the call refused (APPROVAL_UNAVAILABLE)', async () => {
+    const failing = await start(() => {
+      throw new Error('the client broke')
+    })
+    const broken = await failing.client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+    expect(errorCode(broken)).toBe('APPROVAL_UNAVAILABLE')
+    expect(text(broken)).toMatch(/could not answer/)
+    await conn!.close()
+    ws!.cleanup()
+    const odd = await start(() => ({ action: 'accept', content: { decision: 'allow forever' } }))
+    const malformed = await odd.client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+    expect(errorCode(malformed)).toBe('APPROVAL_UNAVAILABLE')
+  })
+
+  it('hostile text in the question is escaped: no terminal escapes or bidirectional overrides reach the client', async () => {
+    const { client, asked } = await start(decide('deny'), {
+      plugins: { [fixture('ask-tool.mjs')]: { reason: 'safe\u202e\u0007\u001b[2J' } },
+    })
+    await client.callTool({ name: 'ask_me', arguments: { what: 'evil\u2066\u001b]0;x\u0007' } })
+    const message = asked[0].message
+    expect(message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(message).toContain('safe\\u202e\\u0007\\u001b[2J')
+    expect(message).toContain('evil\\u2066\\u001b]0;x\\u0007')
+  })
+
+  it('a client without the elicitation capability is never asked: APPROVAL_UNAVAILABLE', async () => {
+    const { ws, client } = await start(undefined)
+    const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+    expect(result.isError).toBe(true)
+    expect(errorCode(result)).toBe('APPROVAL_UNAVAILABLE')
+    expect(ws.events().find((e) => e.type === 'approval/decided')?.data.by).toBe('fallback')
+  })
+
+  it('the kernel\'s own approvers answer first; the client is asked only when none did', async () => {
+    const { client, asked } = await start(decide('allow once'), {
+      plugins: { [fixture('ask-tool.mjs')]: {}, [fixture('auto-approver.mjs')]: { allow: ['safe'], deny: ['bad'] } },
+    })
+    expect((await client.callTool({ name: 'ask_me', arguments: { what: 'safe' } })).isError).toBe(false)
+    const refused = await client.callTool({ name: 'ask_me', arguments: { what: 'bad' } })
+    expect(text(refused)).toBe('approval denied: auto-approver refuses bad')
+    expect(asked).toHaveLength(0)
+    expect((await client.callTool({ name: 'ask_me', arguments: { what: 'other' } })).isError).toBe(false)
+    expect(asked).toHaveLength(1)
+  })
+
+  it('policy never denies without asking the client', async () => {
+    const { client, asked } = await start(decide('allow once'), { approval: { policy: 'never' } })
+    const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+    expect(errorCode(result)).toBe('DENIED')
+    expect(asked).toHaveLength(0)
+  })
+
+  it('cancelling a call while its question is open withdraws the question and ends the call', async () => {
+    let withdrawn!: () => void
+    const gone = new Promise<void>((resolve) => (withdrawn = resolve))
+    // the SDK client aborts its handler's signal when the server cancels the elicitation request
+    const { ws, client, asked } = await start((_form, extra) => new Promise<ElicitResult>((_resolve, reject) => {
+      extra.signal.addEventListener('abort', () => {
+        withdrawn()
+        reject(new Error('withdrawn'))
+      })
+    }))
+    const controller = new AbortController()
+    const pending = client.callTool({ name: 'ask_me', arguments: { what: 'x' } }, undefined, { signal: controller.signal })
+    await ws.waitForEvent((e) => e.type === 'approval/asked', 'the approval request')
+    await until(() => asked.length === 1, 'the form to reach the client')
+    controller.abort()
+    await expect(pending).rejects.toThrow()
+    await gone
+    const decided = await ws.waitForEvent((e) => e.type === 'approval/decided', 'the approval decision')
+    expect(decided.data).toMatchObject({ outcome: { kind: 'unavailable' }, by: 'abort' })
+    const result = await ws.waitForEvent((e) => e.type === 'tool/result', 'the call result')
+    expect(result.data.error.code).toBe('APPROVAL_UNAVAILABLE')
+  })
+})

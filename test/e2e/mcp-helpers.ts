@@ -1,0 +1,150 @@
+/**
+ * Helpers for the `dsh mcp` end-to-end tests: a temporary workspace with a
+ * dsh.yml, the real `dsh` CLI (core/dsh/lib, built by `npx tsc -b`) spawned by
+ * the official MCP SDK client, and readers for the server's stderr and its
+ * session log.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import type { Readable } from 'node:stream'
+import { stringify } from 'yaml'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+
+/** what an elicitation handler gets besides the form: its `signal` aborts when the server withdraws the form */
+export interface ElicitExtra {
+  signal: AbortSignal
+}
+
+const root = join(import.meta.dirname, '../..')
+export const CLI = join(root, 'core/dsh/lib/cli.js')
+export const FIXTURES = join(root, 'test/fixtures/plugins')
+export const fixture = (name: string) => join(FIXTURES, name)
+
+/** Fail early, and say why, when the CLI under test is missing or older than its sources. */
+export function assertBuilt(): void {
+  const src = join(root, 'core/dsh/src')
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))
+  for (const file of walk(src).filter((f) => f.endsWith('.ts'))) {
+    const built = join(root, 'core/dsh/lib', relative(src, file)).replace(/\.ts$/, '.js')
+    let builtAt: number
+    try {
+      builtAt = statSync(built).mtimeMs
+    } catch {
+      throw new Error(`${relative(root, built)} is missing: run \`npx tsc -b\` before these tests`)
+    }
+    if (builtAt < statSync(file).mtimeMs) throw new Error(`${relative(root, built)} is older than its source: run \`npx tsc -b\` before these tests`)
+  }
+}
+
+export interface SessionLine {
+  seq: number
+  type: string
+  data: any
+}
+
+/** Poll `probe` until it returns something (not a timed assertion: the test's own timeout bounds it). */
+export async function until<T>(probe: () => T | undefined | false, what: string, limitMs = 15_000): Promise<T> {
+  const deadline = Date.now() + limitMs
+  for (;;) {
+    const value = probe()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+export class Workspace {
+  readonly dir = mkdtempSync(join(tmpdir(), 'dsh-mcp-'))
+  readonly config = join(this.dir, 'dsh.yml')
+
+  constructor(config: object) {
+    this.write(config)
+  }
+
+  /** (Re)write dsh.yml; `dataDir` is always the workspace's `.dsh`. */
+  write(config: object | string): void {
+    writeFileSync(this.config, typeof config === 'string' ? config : stringify({ dataDir: '.dsh', ...config }))
+  }
+
+  /** Every event of the single session log under `.dsh/sessions`. */
+  events(): SessionLine[] {
+    let files: string[]
+    try {
+      files = readdirSync(join(this.dir, '.dsh/sessions')).filter((f) => f.endsWith('.jsonl'))
+    } catch {
+      return []
+    }
+    if (files.length > 1) throw new Error(`expected one session log, found ${files.join(', ')}`)
+    if (!files.length) return []
+    return readFileSync(join(this.dir, '.dsh/sessions', files[0]), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  }
+
+  sessionFiles(): string[] {
+    return readdirSync(join(this.dir, '.dsh/sessions'))
+  }
+
+  waitForEvent(match: (e: SessionLine) => boolean, what: string): Promise<SessionLine> {
+    return until(() => this.events().find(match), what)
+  }
+
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+/** Text collected from a stream, with a way to wait for a line. */
+export class Output {
+  text = ''
+
+  constructor(stream: Readable | null) {
+    stream?.setEncoding('utf8')
+    stream?.on('data', (chunk: string) => (this.text += chunk))
+  }
+
+  waitFor(pattern: RegExp, what = String(pattern)): Promise<RegExpMatchArray> {
+    return until(() => this.text.match(pattern) ?? undefined, `${what} on the server's stderr`)
+  }
+}
+
+export interface StartOptions {
+  watch?: boolean
+  /** declare the elicitation capability and answer with this */
+  elicit?: (request: ElicitRequest['params'], extra: ElicitExtra) => ElicitResult | Promise<ElicitResult>
+}
+
+export interface Connection {
+  client: Client
+  transport: StdioClientTransport
+  stderr: Output
+  close(): Promise<void>
+}
+
+export async function connect(ws: Workspace, options: StartOptions = {}): Promise<Connection> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--config', ws.config, ...(options.watch ? ['--watch'] : [])],
+    cwd: ws.dir,
+    stderr: 'pipe',
+  })
+  const stderr = new Output(transport.stderr as Readable)
+  const client = new Client({ name: 'dsh-e2e', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} })
+  if (options.elicit) {
+    const answer = options.elicit
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => answer(request.params, extra))
+  }
+  await client.connect(transport)
+  return { client, transport, stderr, close: () => client.close() }
+}
+
+/** The text of an MCP tool result's content. */
+export function text(result: object): string {
+  return (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('')
+}
+
+/** The dsh error code of an MCP tool result, if any. */
+export function errorCode(result: object): string | undefined {
+  return ((result as { _meta?: Record<string, unknown> })._meta?.['dsh/error'] as { code?: string } | undefined)?.code
+}

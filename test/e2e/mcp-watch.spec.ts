@@ -1,0 +1,110 @@
+/**
+ * `dsh mcp --watch`: editing dsh.yml reloads the plugin set and sends
+ * `notifications/tools/list_changed` when (and only when) the wire tool set
+ * changed; an invalid edit keeps the old set working; `tools/change` for any
+ * other reason is announced too.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { assertBuilt, connect, errorCode, fixture, text, until, Workspace, type Connection } from './mcp-helpers.js'
+
+let ws: Workspace | undefined
+let conn: Connection | undefined
+
+beforeAll(assertBuilt)
+afterEach(async () => {
+  await conn?.close()
+  conn = undefined
+  ws?.cleanup()
+  ws = undefined
+})
+
+const base = {
+  plugins: {
+    [fixture('echo-tool.mjs')]: { prefix: 'v1:' },
+    [fixture('deny-pattern.mjs')]: { tool: 'echo', pattern: '^rm ' },
+  },
+}
+
+async function start(config: object, watch = true) {
+  ws = new Workspace(config)
+  conn = await connect(ws, { watch })
+  let count = 0
+  conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    count++
+  })
+  const names = async () => (await conn!.client.listTools()).tools.map((t) => t.name).sort()
+  return { ws, conn, client: conn.client, notified: () => count, names }
+}
+
+describe('dsh mcp --watch', () => {
+  it('adding a plugin to dsh.yml reloads and notifies; the new tool is listed and callable', async () => {
+    const { ws, client, notified, names } = await start(base)
+    expect(await names()).toEqual(['echo'])
+    ws.write({ plugins: { ...base.plugins, [fixture('echo-tool.mjs')]: { prefix: 'v1:' }, [fixture('slow-tool.mjs')]: {} } })
+    await until(() => notified() === 1, 'tools/list_changed')
+    expect(await names()).toEqual(['echo', 'slow'])
+    expect((await client.callTool({ name: 'slow', arguments: { ms: 1 } })).isError).toBe(false)
+    const reloaded = ws.events().find((e) => e.type === 'mcp/reloaded')
+    expect(reloaded?.data).toEqual({ added: [fixture('slow-tool.mjs')], removed: [], changed: [] })
+    // removing it again
+    ws.write(base)
+    await until(() => notified() === 2, 'the second tools/list_changed')
+    expect(await names()).toEqual(['echo'])
+  })
+
+  it('a reload that changes a plugin but not the wire tool set sends nothing', async () => {
+    const { ws, conn, client, notified } = await start(base)
+    ws.write({ plugins: { ...base.plugins, [fixture('echo-tool.mjs')]: { prefix: 'v2:' } } })
+    await conn.stderr.waitFor(/reloaded .*changed 1/, 'the reload')
+    expect(text(await client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('v2:x')
+    // a later change that does alter the set is the first notification: the one before sent none
+    ws.write({ plugins: { ...base.plugins, [fixture('echo-tool.mjs')]: { prefix: 'v2:', name: 'echo2' } } })
+    await until(() => notified() >= 1, 'tools/list_changed')
+    expect(notified()).toBe(1)
+  })
+
+  it('an invalid edit keeps the old set working, logs to stderr and the session, and notifies nothing', async () => {
+    const { ws, conn, client, notified, names } = await start(base)
+    ws.write({ plugins: { ...base.plugins, [fixture('deny-pattern.mjs')]: { tool: 'echo', pattern: 42 } } })
+    await conn.stderr.waitFor(/reload of .* failed; the previous plugin set stays: .*deny-pattern\.mjs.*pattern/, 'the reload failure')
+    expect(errorCode(await client.callTool({ name: 'echo', arguments: { command: 'rm -rf /' } }))).toBe('DENIED')
+    expect(text(await client.callTool({ name: 'echo', arguments: { command: 'hi' } }))).toBe('v1:hi')
+    expect(await names()).toEqual(['echo'])
+    expect(ws.events().find((e) => e.type === 'mcp/reload-failed')?.data.error).toMatch(/deny-pattern\.mjs/)
+    // unparsable YAML too
+    ws.write('plugins: [unclosed\n')
+    await conn.stderr.waitFor(/reload of .* failed(.|\n)*reload of .* failed/, 'the second reload failure')
+    expect(text(await client.callTool({ name: 'echo', arguments: { command: 'hi' } }))).toBe('v1:hi')
+    // the first notification is for the next valid change that alters the set
+    ws.write({ plugins: { ...base.plugins, [fixture('slow-tool.mjs')]: {} } })
+    await until(() => notified() >= 1, 'tools/list_changed')
+    expect(notified()).toBe(1)
+    expect(await names()).toEqual(['echo', 'slow'])
+  })
+
+  it('switching tools.mode to code announces the collapsed set', async () => {
+    const { ws, notified, names, client } = await start(base)
+    ws.write({ tools: { mode: 'code' }, ...base })
+    await until(() => notified() === 1, 'tools/list_changed')
+    expect((await names()).filter((n) => n !== 'run_code')).toEqual([])
+    expect(errorCode(await client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('UNKNOWN_TOOL')
+  })
+
+  it('without --watch, editing the file changes nothing', async () => {
+    const { ws, conn, client } = await start(base, false)
+    ws.write({ plugins: { ...base.plugins, [fixture('echo-tool.mjs')]: { prefix: 'v2:' } } })
+    // the watcher would reload within its 100 ms debounce; give it ten times that
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(text(await client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('v1:x')
+    expect(conn.stderr.text).not.toMatch(/reload/)
+  })
+
+  it('a tool set change without a reload (a tool registered at run time) is announced too', async () => {
+    const { client, notified, names } = await start({ plugins: { [fixture('late-tool.mjs')]: {} } }, false)
+    expect(await names()).toEqual(['add_late'])
+    await client.callTool({ name: 'add_late', arguments: {} })
+    await until(() => notified() === 1, 'tools/list_changed')
+    expect(await names()).toEqual(['add_late', 'late'])
+  })
+})
