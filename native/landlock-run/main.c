@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -801,9 +802,20 @@ static int child_main(void *arg)
  */
 static pid_t start_command(struct child_args *args)
 {
-	static char stack[64 * 1024] __attribute__((aligned(16)));
+	size_t argc = 0, size;
+	char *stack;
 
-	return clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, args);
+	while (args->o->command[argc])
+		argc++;
+	/* Why sized by argc: when the command is a script without "#!",
+	 * execvp() retries it with /bin/sh and builds the new argv on the
+	 * stack, one pointer per argument (up to ARG_MAX of them). */
+	size = 256 * 1024 + (argc + 2) * sizeof(char *);
+	size = (size + 4095) & ~(size_t)4095;
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		fail("cannot map the child's stack: %s", strerror(errno));
+	return clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, args);
 }
 
 /* Parent pid from /proc/PID/stat; comm may hold spaces and ')'. */

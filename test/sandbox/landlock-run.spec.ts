@@ -249,6 +249,14 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(missing.stderr).toMatch(/^landlock-run: cannot execute \/nonexistent\/cmd: /)
       expect((await run([...BASE, '--rw', rw, '--', path.join(rw, 'plain')])).code).toBe(126)
     })
+
+    it('a script without "#!" and 200,000 arguments runs (execvp retries it with /bin/sh, building argv on the child\'s stack)', async () => {
+      const dir = tmp()
+      fs.writeFileSync(path.join(dir, 'noshebang'), 'echo $#\n', { mode: 0o755 })
+      const args = Array.from({ length: 200_000 }, () => 'x')
+      const r = await run([...BASE, '--ro', dir, '--', path.join(dir, 'noshebang'), ...args])
+      expect([r.code, r.signal, r.stdout]).toEqual([0, null, '200000\n'])
+    })
   })
 
   describe('filesystem', () => {
