@@ -69,6 +69,21 @@ export function checkPluginConfig(spec: string, plugin: PluginModule, config: un
   }
 }
 
+/**
+ * The services a plugin cannot start without, from any of cordis's `inject`
+ * forms: `['a', 'b']`, `{ required: [...], optional: [...] }`, or
+ * `{ a: { required: true }, b: { required: false } }`.
+ */
+export function requiredServices(inject: unknown): string[] {
+  if (Array.isArray(inject)) return inject.filter((name): name is string => typeof name === 'string')
+  if (!inject || typeof inject !== 'object') return []
+  const record = inject as Record<string, unknown>
+  if (Array.isArray(record.required) || Array.isArray(record.optional)) {
+    return Array.isArray(record.required) ? record.required.filter((name): name is string => typeof name === 'string') : []
+  }
+  return Object.keys(record).filter((name) => (record[name] as { required?: boolean } | undefined)?.required !== false)
+}
+
 /** After plugging: a plugin that failed or waits for a missing service is an error. */
 export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope): void {
   const scope = fork as any
@@ -78,9 +93,7 @@ export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${describeError(error)}`, { cause: error, details: { plugin: spec } })
   }
   if (!scope.isActive && !scope.runtime?.isActive) {
-    const inject = plugin.inject
-    const names = Array.isArray(inject) ? inject : inject && typeof inject === 'object' ? Object.keys(inject) : []
-    const missing = names.filter((name: string) => !scope.ctx?.get(name))
+    const missing = requiredServices(plugin.inject).filter((name) => !scope.ctx?.get(name))
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} is waiting for ${missing.length ? `service(s) ${missing.join(', ')}` : 'a service'} that is not running`, { details: { plugin: spec, missing } })
   }
 }
