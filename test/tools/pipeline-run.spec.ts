@@ -231,10 +231,8 @@ describe('finalize', () => {
 
 describe('the mode collapse point', () => {
   beforeEach(() => {
-    plugin(k, 'tools', (ctx) => {
-      ctx.tools.register(testTool('native', () => 'native ran'))
-      ctx.tools.registerTransport(testTool('run_code', () => 'transport ran'))
-    })
+    // run_code is the kernel's own transport (the code-mode plugin)
+    plugin(k, 'tools', (ctx) => { ctx.tools.register(testTool('native', () => 'native ran')) })
   })
 
   it('under code, a model-direct native call is UNKNOWN_TOOL before any listener, guard or body', async () => {
@@ -247,7 +245,7 @@ describe('the mode collapse point', () => {
     k.ctx.tools.setMode('code')
     expect((await k.call('native', {})).error?.code).toBe('UNKNOWN_TOOL')
     expect(seen).toEqual([])
-    expect((await k.call('run_code', {})).isError).toBe(false)
+    expect((await k.call('run_code', { code: 'return 1' })).value).toBe(1)
     const token = k.ctx.tools.issueParentToken('parent-1')
     expect((await k.call('native', {}, { parent: token })).content).toEqual([{ type: 'text', text: 'native ran' }])
     expect(seen).toEqual(['pre:run_code', 'guard:run_code', 'exec:run_code', 'pre:native', 'guard:native', 'exec:native'])

@@ -41,7 +41,7 @@ describe('registration', () => {
       expect(KernelError.is(error, 'INVALID_TOOL')).toBe(true)
       expect((error as Error).message).toMatch(message)
       expect((error as Error).message).toMatch(/plugin bad-plugin/)
-      expect(k.ctx.tools.entries()).toHaveLength(0)
+      expect(k.ctx.tools.entries().filter((e) => !e.reserved)).toHaveLength(0)
     })
   }
 
@@ -53,7 +53,7 @@ describe('registration', () => {
     })
     expect(KernelError.is(error, 'DUPLICATE_TOOL')).toBe(true)
     expect((error as Error).message).toMatch(/already registered by plugin first/)
-    expect(k.ctx.tools.entries().map((e) => e.ownerName)).toEqual(['first'])
+    expect(k.ctx.tools.entries().filter((e) => !e.reserved).map((e) => e.ownerName)).toEqual(['first'])
   })
 
   it('treats __proto__ and constructor as ordinary names', async () => {
@@ -105,10 +105,9 @@ describe('views', () => {
   })
 
   it('wireSchemas follows the mode; get() and schemas() do not', async () => {
-    inPlugin('p', (ctx) => {
-      ctx.tools.register(testTool('a'))
-      ctx.tools.registerTransport(testTool('run_code'))
-    })
+    // the kernel's code-mode plugin registers the run_code transport
+    inPlugin('p', (ctx) => { ctx.tools.register(testTool('a')) })
+    expect(k.ctx.tools.entries().filter((e) => e.reserved)).toHaveLength(1)
     expect(k.ctx.tools.wireSchemas().map((s) => s.name)).toEqual(['a'])
     k.ctx.tools.setMode('code')
     expect(k.ctx.tools.wireSchemas().map((s) => s.name)).toEqual(['run_code'])

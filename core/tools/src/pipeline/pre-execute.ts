@@ -42,7 +42,8 @@ async function decide(state: CallState): Promise<PreToolDecision | string> {
   let strictest: PreToolDecision | string = ALLOW
   const observe = (outcome: unknown, threw: boolean) => {
     const seen = threw ? `a tools/pre-execute listener failed: ${describeError(outcome)}` : checkDecision(outcome)
-    if (rank(seen) > rank(strictest)) strictest = seen
+    // at equal strictness the outer listener wins: it saw the inner decision and may combine reasons
+    if (rank(seen) >= rank(strictest)) strictest = seen
   }
   try {
     await compose(state.gates.pre, undefined, state.exec!, allow, undefined, observe)
