@@ -18,6 +18,12 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest)
 }
 
+// a reader that went away (`dsh demo | head`) is not an error
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+  throw error
+})
+
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code },
   (error) => {

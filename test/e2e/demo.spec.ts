@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+
+const cli = join(import.meta.dirname, '../../core/dsh/lib/cli.js')
+
+describe('dsh demo', () => {
+  it('runs the scripted session and prints its audit timeline', () => {
+    const run = spawnSync(process.execPath, [cli, 'demo'], { encoding: 'utf8', timeout: 120_000 })
+    expect(run.stderr).toBe('')
+    expect(run.status).toBe(0)
+    const out = run.stdout
+    // not a TTY: plain text
+    expect(out).not.toMatch(/\x1b\[/)
+    expect(out).toMatch(/sandbox backend: (bwrap|landlock)/)
+    expect(out).toMatch(/Read-only file system/)
+    expect(out).toMatch(/2\. a write is refused under read-only\n\s+TOOL_FAILED .*read-only/)
+    expect(out).toMatch(/answered "allow once" automatically by the demo/)
+    expect(out).toMatch(/"files":\["approved.txt"\],"bytes":23/)
+    expect(out).toMatch(/full text at .*spill/)
+    expect(out).toMatch(/DENIED blocked by the team hook: no rm -rf/)
+    expect(out).toMatch(/Audit timeline/)
+    expect(out).toMatch(/approval\/asked/)
+    expect(out).toMatch(/tool\/code-dispatch/)
+  })
+
+  it('stops quietly when its reader goes away', () => {
+    const run = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" demo | head -1`], { encoding: 'utf8', timeout: 120_000 })
+    expect(run.stdout).toMatch(/^dsh demo/)
+    expect(run.stderr).toBe('')
+  })
+})
