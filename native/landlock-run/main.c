@@ -157,7 +157,7 @@ static void usage(FILE *out)
 	      "  --ro PATH     allow reading and executing beneath PATH\n"
 	      "  --rw PATH     allow every access beneath PATH except creating devices\n"
 	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
-	      "                also deny connect() and unix datagram sockets\n"
+	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
 	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
 	      "  --probe       print what this kernel enforces as one JSON line\n"
 	      "\n"
@@ -587,6 +587,14 @@ static const struct rule net_rules[] = {
 	{ __NR_socketpair, UNIX_SOCKET, 0, 1, EACCES },
 	{ __NR_connect, DENY, 0, 0, EACCES },
 	{ __NR_sendto, NO_DEST, 4, 0, EACCES },
+	/* Why: nothing inside can connect to a listening socket, so the only
+	 * use of one is for host programs to connect in: a command could
+	 * squat an abstract name a host client expects (abstract names are
+	 * per network namespace, and Landlock scoping restricts connect, not
+	 * bind) or plant a socket file in the workspace. listen() on an
+	 * unbound socket would bind it to an abstract name too. */
+	{ __NR_bind, DENY, 0, 0, EACCES },
+	{ __NR_listen, DENY, 0, 0, EACCES },
 };
 
 #define MAX_RULES 32

@@ -247,7 +247,7 @@ export function attackSuite(backend: LocalBackend): void {
       it('TCP to a listening localhost server', async () => {
         setup()
         const r = await perl('tcp', String(tcpPort))
-        expect(r.stdout).not.toBe('ok\n')
+        expect(r.stdout).toBe('EACCES\n')
         await sleep(100)
         expect(connections).toBe(0)
         // the control: the same program outside the sandbox connects
@@ -262,7 +262,7 @@ export function attackSuite(backend: LocalBackend): void {
         await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r))
         try {
           const r = await perl('udp', String(udp.address().port))
-          expect(r.stdout).not.toBe('ok\n')
+          expect(r.stdout).toBe('EACCES\n')
           await sleep(150)
           expect(received).toBe(0)
         } finally {
@@ -279,13 +279,24 @@ export function attackSuite(backend: LocalBackend): void {
         await new Promise<void>((r) => servers[0].listen(`\0${name}`, r))
         await new Promise<void>((r) => servers[1].listen(sock, r))
         try {
-          expect((await perl('abstract', name)).stdout).not.toBe('ok\n')
-          expect((await perl('unix', sock)).stdout).not.toBe('ok\n')
+          expect((await perl('abstract', name)).stdout).toBe('EACCES\n')
+          expect((await perl('unix', sock)).stdout).toBe('EACCES\n')
           await sleep(100)
           expect(hits).toBe(0)
         } finally {
           for (const s of servers) s.close()
         }
+      })
+      it('a unix server for host clients: squatting an abstract name, planting a socket file', async () => {
+        setup()
+        const name = `dsh-adv-squat-${process.pid}-${Date.now()}`
+        expect((await perl('serve_abstract', name)).stdout).toBe('EACCES\n')
+        expect((await perl('serve_path', path.join(ws, 'agent.sock'))).stdout).toBe('EACCES\n')
+        expect(fs.readdirSync(ws)).toEqual([])
+        // the name is still free on the host
+        const server = net.createServer()
+        await new Promise<void>((r, reject) => server.once('error', reject).listen(`\0${name}`, r))
+        server.close()
       })
     })
 

@@ -142,6 +142,9 @@ if ($what eq "tcp") {
 } elsif ($what eq "unix" || $what eq "abstract") {
   my $addr = $what eq "abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
   socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); connect($s, $addr) or fail();
+} elsif ($what eq "serve_abstract" || $what eq "serve_path") {
+  my $addr = $what eq "serve_abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
+  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); bind($s, $addr) or fail(); listen($s, 1) or fail();
 }
 print "ok\\n";
 `

@@ -145,6 +145,11 @@ if ($what eq "tcp") {
   my %t = (inet6 => [AF_INET6, SOCK_STREAM], netlink => [16, SOCK_RAW], unix_dgram => [AF_UNIX, SOCK_DGRAM],
            unix_stream => [AF_UNIX, SOCK_STREAM], unix_seqpacket => [AF_UNIX, SOCK_SEQPACKET]);
   socket(my $s, $t{$arg}[0], $t{$arg}[1], 0) or fail();
+} elsif ($what eq "bind_abstract" || $what eq "bind_path") {
+  my $addr = $what eq "bind_abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
+  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); bind($s, $addr) or fail(); listen($s, 1) or fail();
+} elsif ($what eq "listen") {
+  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); listen($s, 1) or fail();
 } elsif ($what eq "socketpair_dgram") {
   socketpair(my $a, my $b, AF_UNIX, SOCK_DGRAM, 0) or fail();
 } elsif ($what eq "io_uring") {
@@ -520,6 +525,22 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       for (const kind of ['unix_stream', 'unix_seqpacket'])
         expect((await perl(['--no-net'], 'socket', kind)).stdout, kind).toBe('ok\n')
       expect((await perl([], 'socket', 'netlink')).stdout).toBe('ok\n') // the control
+    })
+
+    it('--no-net refuses bind() and listen(): no squatting an abstract name or planting a socket file for host clients', async () => {
+      const rw = tmp()
+      const name = `dsh-squat-${process.pid}-${Date.now()}`
+      expect((await perl(['--no-net', '--rw', rw], 'bind_abstract', name)).stdout).toBe('EACCES\n')
+      expect((await perl(['--no-net', '--rw', rw], 'bind_path', path.join(rw, 's.sock'))).stdout).toBe('EACCES\n')
+      expect((await perl(['--no-net', '--rw', rw], 'listen')).stdout).toBe('EACCES\n')
+      expect(fs.readdirSync(rw)).toEqual([])
+      // nobody holds the name: a host server can still take it
+      const server = net.createServer()
+      await new Promise<void>((r, reject) => server.once('error', reject).listen(`\0${name}`, r))
+      server.close()
+      // the control: without --no-net the same binds work
+      expect((await perl(['--rw', rw], 'bind_path', path.join(rw, 's.sock'))).stdout).toBe('ok\n')
+      expect((await perl([], 'bind_abstract', name)).stdout).toBe('ok\n')
     })
 
     it('io_uring is denied with and without --no-net (it would bypass both filters)', async () => {
