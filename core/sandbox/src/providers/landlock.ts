@@ -4,7 +4,7 @@
  * sight), a few device files, and write rules for the writable roots. What
  * Landlock cannot express is reported per call (docs/threat-model.md).
  */
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { execa } from 'execa'
 import { describeError, type JsonValue } from '@dsh/kernel'
 import { checkBinary, defaultLauncherPath } from '../binaries.js'
@@ -28,7 +28,8 @@ const NOT_READ = new Set(['tmp', 'proc', 'dev', 'lost+found'])
 /** `--ro` for every top-level entry of / except /tmp, /proc and /dev, plus /proc and a few devices. */
 function hostReadRules(): string[] {
   const rules: string[] = []
-  for (const name of readdirSync('/').sort()) if (!NOT_READ.has(name)) rules.push('--ro', `/${name}`)
+  // Why existsSync: a dangling top-level symlink (/lib32 -> usr/lib32) would make every launch fail
+  for (const name of readdirSync('/').sort()) if (!NOT_READ.has(name) && existsSync(`/${name}`)) rules.push('--ro', `/${name}`)
   return [...rules, '--ro', '/proc', ...DEVICES]
 }
 
