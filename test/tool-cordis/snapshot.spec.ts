@@ -259,6 +259,10 @@ describe('JSON and read-only', () => {
 
   it('changes nothing: hook arrays, guards, tools, probes, sessions and the kernel\'s listener caches stay as they were', async () => {
     k = await createTestKernel({ plugins: { [echo]: {}, [deny]: { pattern: 'x' } } })
+    let probes = 0
+    k.ctx.plugin({ name: 'counted-backend', inject: ['sandbox'], apply: (ctx: Context) => {
+      ctx.sandbox.provide({ name: 'counted', platforms: [process.platform], probe: async () => { probes++; return { available: false, reason: 'counted' } }, confine: () => { throw new Error('unused') } })
+    } })
     const lifecycle = k.ctx.root.lifecycle as any
     const hooks = Object.fromEntries(Object.entries(lifecycle._hooks).map(([name, list]) => [name, [...(list as unknown[])]]))
     const listsBefore = lifecycle.__dshLists ? new Map(lifecycle.__dshLists) : undefined
@@ -273,6 +277,9 @@ describe('JSON and read-only', () => {
     expect(lifecycle.__dshLists ? new Map(lifecycle.__dshLists) : undefined).toEqual(listsBefore)
     expect(k.ctx.tools.guards()).toBe(guards)
     expect(k.ctx.tools.entries()).toEqual(entries)
+    // a probe would start in a later microtask: let every pending one run first
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(probes).toBe(0)
     expect(k.ctx.sandbox.status().chosen).toBeUndefined()
     expect(k.session.events().length).toBe(events)
   })

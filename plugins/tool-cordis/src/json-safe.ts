@@ -71,7 +71,9 @@ export function jsonSafe(value: unknown): JsonValue {
         continue
       }
       const item = descriptor.value
-      out[key] = SECRET.test(key) && item !== undefined && item !== null && item !== '' ? REDACTED : copy(item, depth + 1)
+      // a credential is a string (or a structure of them); a number or flag next to the word (maxTokens) is not
+      const hides = (typeof item === 'string' && item !== '') || (typeof item === 'object' && item !== null)
+      out[key] = SECRET.test(key) && hides ? REDACTED : copy(item, depth + 1)
     }
     if (keys.length > MAX_ITEMS) out['…'] = `[${keys.length - MAX_ITEMS} more keys]`
     seen.delete(object)

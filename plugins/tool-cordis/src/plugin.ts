@@ -16,7 +16,13 @@ export const name = 'tool-cordis'
  * `tools`: where the tool is registered. The rest are read when present
  * (`dsh`: the kernel's loaded-plugin list).
  */
-export const inject = { required: ['tools'], optional: ['systemPrompt', 'sandbox', 'approval', 'dsh'] }
+export const inject = {
+  tools: { required: true },
+  systemPrompt: { required: false },
+  sandbox: { required: false },
+  approval: { required: false },
+  dsh: { required: false },
+}
 
 export interface Config {}
 export const Config: Schema<Config> = Schema.object({})

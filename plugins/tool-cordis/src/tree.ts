@@ -27,10 +27,10 @@ function paint(colour: boolean): Paint {
   return { bold: ansi(1, 22), dim: ansi(2, 22), green: ansi(32, 39), red: ansi(31, 39), yellow: ansi(33, 39), cyan: ansi(36, 39) }
 }
 
-/** Text from plugins and configs, on one line, without terminal control characters. */
+/** Text from plugins and configs, on one line; a control character is shown as `\xNN`, never sent to the terminal. */
 function clean(text: string, max = 120): string {
   // eslint-disable-next-line no-control-regex
-  const line = text.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ').trim()
+  const line = text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 

@@ -15,11 +15,18 @@ export function approvalOutcome(events: readonly SessionEvent[]): { kind: string
   return undefined
 }
 
+const hex = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+
+/** A tool's output may hold terminal escapes: show them as text, never send them (tabs and newlines kept). */
 function indent(text: string): string {
-  // a tool's output may hold terminal escapes: show them, never run them
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-    .split('\n').map((line) => `  ${line}`).join('\n')
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, hex).split('\n').map((line) => `  ${line}`).join('\n')
+}
+
+/** One line of hostile text (a tool name from the command line). */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, hex)
 }
 
 export interface ExecReport {
@@ -33,12 +40,14 @@ export interface ExecReport {
 export function formatReport(report: ExecReport, p: Painter): string {
   const { result, events, session } = report
   const lines: string[] = []
-  if (result.isError) lines.push(`${p.red('✗')} ${p.bold(result.name)} ${p.red(result.error?.code ?? 'ERROR')}${result.error?.message ? `: ${result.error.message}` : ''}`)
-  else lines.push(`${p.green('✓')} ${p.bold(result.name)}`)
+  if (result.isError) lines.push(`${p.red('✗')} ${p.bold(oneLine(result.name))} ${p.red(result.error?.code ?? 'ERROR')}`)
+  else lines.push(`${p.green('✓')} ${p.bold(oneLine(result.name))}`)
+  // the content of an error result carries its message; say it once
+  if (result.isError && result.content.length === 0 && result.error?.message) lines.push(indent(result.error.message))
   for (const block of result.content) {
     if (block.type === 'text') lines.push(indent(block.text))
-    else if (block.type === 'image') lines.push(p.dim(`  [image ${block.mimeType}, ${block.data.length} base64 chars]`))
-    else lines.push(p.dim(`  [resource ${block.name}: ${block.uri}]`))
+    else if (block.type === 'image') lines.push(p.dim(`  [image ${oneLine(String(block.mimeType))}, ${String(block.data).length} base64 chars]`))
+    else lines.push(p.dim(`  [resource ${oneLine(String(block.name))}: ${oneLine(String(block.uri))}]`))
   }
   if (result.value !== undefined) lines.push(`${p.dim('value:')} ${JSON.stringify(result.value)}`)
   const outcome = approvalOutcome(events)

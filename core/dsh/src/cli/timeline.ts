@@ -23,7 +23,9 @@ export function painter(colour: boolean): Painter {
 function short(value: unknown, max = 100): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value)
   if (text === undefined) return ''
-  const line = text.replace(/\s+/g, ' ')
+  // logged values are hostile: show a control character (an escape sequence, a bell) as text, never send it
+  // eslint-disable-next-line no-control-regex
+  const line = text.replace(/\s+/g, ' ').replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
@@ -33,13 +35,13 @@ export function formatEvent(event: SessionEvent, p: Painter, start: number): str
   const data = event.data as any
   switch (event.type) {
     case 'tool/call':
-      return `${at} ${p.cyan('→ call')}   ${p.bold(data.name)} ${p.dim(short(data.arguments ?? data.unloggable))}${data.parent ? p.dim(` (inside ${data.parent})`) : ''}`
+      return `${at} ${p.cyan('→ call')}   ${p.bold(short(data.name))} ${p.dim(short(data.arguments ?? data.unloggable))}${data.parent ? p.dim(` (inside ${short(data.parent)})`) : ''}`
     case 'tool/result': {
       const text = short((data.content ?? []).map((b: any) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' '))
       const facts = data.sandbox ? p.dim(` [sandbox ${data.sandbox.backend}, ${data.sandbox.enforcement}]`) : ''
       return data.isError
-        ? `${at} ${p.red('✗ result')} ${p.bold(data.name)} ${p.red(data.error?.code ?? 'ERROR')} ${text}${facts}`
-        : `${at} ${p.green('✓ result')} ${p.bold(data.name)} ${text}${facts}`
+        ? `${at} ${p.red('✗ result')} ${p.bold(short(data.name))} ${p.red(data.error?.code ?? 'ERROR')} ${text}${facts}`
+        : `${at} ${p.green('✓ result')} ${p.bold(short(data.name))} ${text}${facts}`
     }
     case 'turn/begin':
     case 'turn/end':
