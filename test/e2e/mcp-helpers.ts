@@ -23,11 +23,12 @@ export const CLI = join(root, 'core/dsh/lib/cli.js')
 export const FIXTURES = join(root, 'test/fixtures/plugins')
 export const fixture = (name: string) => join(FIXTURES, name)
 
-/** Fail early, and say why, when the CLI under test is missing or older than its sources. */
+/** Fail early, and say why, when the MCP server under test is missing or older than its sources. */
 export function assertBuilt(): void {
   const src = join(root, 'core/dsh/src')
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))
-  for (const file of walk(src).filter((f) => f.endsWith('.ts'))) {
+  const mcp = join(src, 'mcp')
+  const sources = [...readdirSync(mcp).map((name) => join(mcp, name)), join(src, 'cli/mcp-command.ts'), join(src, 'cli.ts')]
+  for (const file of sources.filter((f) => f.endsWith('.ts'))) {
     const built = join(root, 'core/dsh/lib', relative(src, file)).replace(/\.ts$/, '.js')
     let builtAt: number
     try {

@@ -20,6 +20,8 @@ export function claimStdout(stdout: NodeJS.WriteStream = process.stdout, stderr:
       (original as (chunk: Buffer, done: (error?: Error | null) => void) => boolean).call(stdout, chunk, (error) => callback(error ?? null))
     },
   })
+  // the transport waits for 'drain' once per message sent while the buffer is full: many calls finishing together are normal
+  stream.setMaxListeners(0)
   // console.log and loggers hold a reference to this object and call its write method
   const redirect = function (this: unknown, ...args: unknown[]) {
     return (stderr.write as (...a: unknown[]) => boolean)(...args)
