@@ -345,6 +345,15 @@ describe.skipIf(!hasTmux)('dsh exec on a terminal (tmux): ui-approval answers', 
     return { tmux, screen, code }
   }
 
+  it('dsh inspect colours its tree on a terminal', async () => {
+    tmux = new Tmux()
+    tmux.start(`'${process.execPath}' '${CLI}' inspect --no-probe; sleep 30`, dir)
+    await tmux.waitFor((s) => s.includes('└─ plugins ('), 'the tree')
+    const coloured = execFileSync('tmux', ['-L', tmux.socket, 'capture-pane', '-p', '-e', '-t', 'ui', '-S', '-200'], { encoding: 'utf8' })
+    expect(coloured).toMatch(/\x1b\[[0-9;]*m/)
+    expect(coloured).toContain('echo-tool')
+  })
+
   it('y approves: the call runs and exits 0', async () => {
     const { tmux, screen, code } = await ask()
     expect(screen).toMatch(/Tool:\s+needs_ok/)

@@ -117,6 +117,16 @@ describe('cordis_inspect through the pipeline', () => {
     expect(snapshot(k.ctx).tools.map((t) => t.name)).not.toContain(TOOL_NAME)
   })
 
+  it('keeps working across a reload that replaces the approval service, and shows the new policy', async () => {
+    const k = await kernel()
+    expect(((await k.call(TOOL_NAME, { section: 'approval' })).value as any).approval.policy).toBe('ask')
+    await k.reload({ approval: { policy: 'never' }, plugins: { [echo]: {}, [deny]: { tool: 'echo', pattern: '^rm ' }, 'tool-cordis': {} } })
+    const after = await k.call(TOOL_NAME, { section: 'approval' })
+    expect(after.isError).toBe(false)
+    expect((after.value as any).approval.policy).toBe('never')
+    expect(snapshot(k.ctx).tools.filter((t) => t.name === TOOL_NAME)).toHaveLength(1)
+  })
+
   it('rejects an unknown config key', async () => {
     const error = await createTestKernel({ plugins: { 'tool-cordis': { verbose: true } } }).catch((e) => e)
     expect(error.message).toMatch(/tool-cordis.*verbose/)
