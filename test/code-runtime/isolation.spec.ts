@@ -137,7 +137,8 @@ describe('no state between runs', () => {
         ';(globalThis as any).leak = "run 1"',
         ';(Object.prototype as any).inherited = "run 1"',
         'Array.prototype.map = () => ["forged"]',
-        ';(tools as any).extra = 1',
+        // tools is frozen: in strict mode, adding to it throws
+        'try { (tools as any).extra = 1 } catch {}',
         'return 1',
       ].join('\n'),
       tools: ['echo'],
