@@ -2,10 +2,6 @@
  * The table of `dsh` commands. Each command parses its own flags (with
  * `node:util` parseArgs, strict) and returns the exit code.
  */
-import { demoCommand } from './demo-command.js'
-import { execCommand } from './exec-command.js'
-import { inspectCommand } from './inspect-command.js'
-import { mcpCommand } from './mcp-command.js'
 
 export interface Command {
   /** one line for the command list */
@@ -13,11 +9,16 @@ export interface Command {
   run(args: string[]): Promise<number>
 }
 
+/** A command whose module (and its dependencies: the kernel, the MCP SDK) loads only when it runs. */
+function lazy(summary: string, load: () => Promise<Command>): Command {
+  return { summary, run: async (args) => (await load()).run(args) }
+}
+
 export const commands: Record<string, Command> = {
-  demo: demoCommand,
-  exec: execCommand,
-  inspect: inspectCommand,
-  mcp: mcpCommand,
+  demo: lazy('run a scripted session through the pipeline and print its audit timeline', async () => (await import('./demo-command.js')).demoCommand),
+  exec: lazy('run one tool call through the full pipeline and print the result and its audit trail', async () => (await import('./exec-command.js')).execCommand),
+  inspect: lazy('print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins', async () => (await import('./inspect-command.js')).inspectCommand),
+  mcp: lazy('serve the tools to an MCP client over stdio (--config, --watch)', async () => (await import('./mcp-command.js')).mcpCommand),
 }
 
 export function usage(): string {
