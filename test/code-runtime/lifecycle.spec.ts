@@ -46,7 +46,10 @@ describe('runtime lifecycle', () => {
 
   it('answers runs after dispose ABORTED, and disposes once however often it is called', async () => {
     const runtime = new CodeRuntime({ workers: 1 })
+    const ready = runtime.ready()
     const first = runtime.dispose()
+    // disposed before its workers were ready: ready() settles, it does not hang
+    await ready
     expect(runtime.dispose()).toBe(first)
     await first
     expect(await runtime.run(request('return 1'))).toEqual({ ok: false, code: 'ABORTED', message: 'the code runtime was disposed', logs: '' })

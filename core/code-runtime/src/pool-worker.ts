@@ -31,7 +31,7 @@ export class PoolWorker implements RunHost {
   idleSince = 0
   /** why the worker failed to start, once `state` is `failed` */
   failure = ''
-  /** settles once the worker is first ready, or has failed */
+  /** settles once the worker is first ready, has failed, or was closed */
   readonly warm: Promise<void>
   private markWarm!: () => void
   private thread!: Worker
@@ -69,6 +69,7 @@ export class PoolWorker implements RunHost {
 
   async close(): Promise<void> {
     this.state = 'closed'
+    this.markWarm()
     this.run?.abandon('ABORTED', 'the code runtime was disposed')
     this.run = undefined
     this.port.close()
