@@ -52,9 +52,9 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
   ctx.plugin(SessionService, { dataDir: resolve(options.dataDir ?? '.dsh') })
   ctx.plugin(SystemPromptService)
   ctx.plugin(ToolService, { mode: options.tools?.mode ?? 'native' })
-  ctx.plugin(SandboxService, options.sandbox ?? {})
   const slots: ServiceSlot[] = [
     slot('approval', (o) => resolveApprovalConfig(o.approval), (config) => ctx.plugin(ApprovalService, config as any), options),
+    slot('sandbox', (o) => o.sandbox ?? {}, (config) => ctx.plugin(SandboxService, config as any), options),
     slot('code-mode', (o) => ({ limits: o.tools?.code ?? {} }), (config) => ctx.plugin(codeMode, config as any), options),
   ]
   await ctx.start()

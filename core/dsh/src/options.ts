@@ -9,7 +9,15 @@ import type { ToolsMode } from '@dsh/tools'
 export interface KernelOptions {
   tools?: { mode?: ToolsMode; code?: Record<string, number> }
   approval?: { policy?: 'ask' | 'never'; timeoutMs?: number; preset?: string }
-  sandbox?: { mode?: 'read-only' | 'workspace-write' | 'danger-full-access'; workspace?: string; network?: 'off' | 'on' }
+  sandbox?: {
+    mode?: 'read-only' | 'workspace-write' | 'danger-full-access'
+    workspace?: string
+    network?: 'off' | 'on'
+    /** where a policy may make anything writable (default: the workspace) */
+    allowedRoots?: string[]
+    /** which local backends to try, in order (default: the platform's chain) */
+    backends?: Array<'bwrap' | 'landlock' | 'seatbelt' | 'windows-acl'>
+  }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
   /** plugin (bundled short name, package name or path) → its config */
@@ -41,6 +49,8 @@ export const KernelOptionsSchema = Schema.object({
     mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const),
     workspace: Schema.string(),
     network: Schema.union(['off', 'on'] as const),
+    allowedRoots: Schema.array(Schema.string()),
+    backends: Schema.array(Schema.union(['bwrap', 'landlock', 'seatbelt', 'windows-acl'] as const)),
   }),
   dataDir: Schema.string(),
   plugins: Schema.dict(Schema.any()),
@@ -64,12 +74,16 @@ export function checkOptions(options: unknown, where = 'createKernel options'): 
   if (!options || typeof options !== 'object' || Array.isArray(options)) throw new KernelError('INVALID_CONFIG', `${where} must be an object`)
   rejectUnknownKeys(KernelOptionsSchema, options, '')
   try {
-    const checked = KernelOptionsSchema(options as any) as Record<string, unknown>
-    // schemastery fills absent sections with empty ones; keep only what was given,
-    // so merging a config file with explicit options cannot erase the file's keys
-    for (const key of Object.keys(checked)) if (!(key in options)) delete checked[key]
-    return checked as KernelOptions
+    KernelOptionsSchema(options as any)
   } catch (error) {
     throw new KernelError('INVALID_CONFIG', `${where}: ${(error as Error).message}`, { cause: error })
   }
+  // the schema validates; what was given is what counts. schemastery would fill an absent
+  // array with [] (for allowedRoots: "nothing writable") and absent sections with {}, and a
+  // filled section would erase a config file's keys when the two are merged
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options)) {
+    copy[key] = value && typeof value === 'object' && !Array.isArray(value) ? { ...value } : value
+  }
+  return copy as KernelOptions
 }
