@@ -40,7 +40,11 @@ export class PoolWorker implements RunHost {
   private run: HostRun | undefined
   private startFailures = 0
 
-  constructor(private readonly events: PoolEvents) {
+  constructor(
+    private readonly events: PoolEvents,
+    /** the worker's entry module (tests give a broken one) */
+    private readonly entry: URL = workerUrl,
+  ) {
     this.warm = new Promise(resolve => (this.markWarm = resolve))
     this.spawn()
   }
@@ -82,7 +86,7 @@ export class PoolWorker implements RunHost {
     const { port1, port2 } = new MessageChannel()
     const workerData: WorkerData = { ctl, port: port2 }
     // execArgv: [] — the worker needs no flag of the host's, and some (--input-type, loaders) break it
-    const thread = new Worker(workerUrl, { workerData, transferList: [port2], execArgv: [], resourceLimits: { stackSizeMb } })
+    const thread = new Worker(this.entry, { workerData, transferList: [port2], execArgv: [], resourceLimits: { stackSizeMb } })
     this.thread = thread
     this.port = port1
     this.ctl = new Int32Array(ctl)
