@@ -55,6 +55,8 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
     '--tmpfs', '/tmp',
     '--proc', '/proc',
     '--dev', '/dev',
+    // Why: a launcher installed under /tmp (a checkout there) would be hidden by the private /tmp
+    '--ro-bind', launcher, launcher,
   ]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--bind', root, root)
