@@ -24,7 +24,9 @@ export class CodeRuntime {
     const count = options.workers ?? 2
     if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`workers must be a positive integer, got ${String(count)}`)
     this.terminateAfterMs = options.terminateAfterMs ?? 1000
-    if (!(this.terminateAfterMs >= 0)) throw new RangeError(`terminateAfterMs must be a non-negative number`)
+    if (!(this.terminateAfterMs >= 0 && this.terminateAfterMs <= 0x7fff_ffff)) {
+      throw new RangeError(`terminateAfterMs must be a number of milliseconds, got ${String(this.terminateAfterMs)}`)
+    }
     const events = { idle: () => this.schedule(), failed: () => this.schedule() }
     this.workers = Array.from({ length: count }, () => new PoolWorker(events))
   }
@@ -43,7 +45,10 @@ export class CodeRuntime {
     if (codeBytes > limits.maxValueBytes) {
       return failed('LIMIT', `the program is ${codeBytes} bytes, over the limit of ${limits.maxValueBytes}`)
     }
-    const run = new HostRun(this.nextRun++, request, limits, this.terminateAfterMs, finished => this.dequeue(finished))
+    // run ids go into an Int32Array slot (the cancel word): keep them positive int32
+    const id = this.nextRun
+    this.nextRun = (this.nextRun % 0x7fff_ffff) + 1
+    const run = new HostRun(id, request, limits, this.terminateAfterMs, finished => this.dequeue(finished))
     this.queue.push(run)
     this.schedule()
     return run.done
