@@ -1,0 +1,49 @@
+// code.cold_start_ms, code.subcall_overhead_us
+import { join } from 'node:path'
+import { createKernel } from 'dsh'
+import { median, now, perIteration, tempDir } from './lib.js'
+
+export async function run() {
+  const tmp = tempDir()
+  const kernel = await createKernel({ dataDir: join(tmp.dir, '.dsh'), tools: { mode: 'both' } })
+  try {
+    kernel.ctx.plugin({
+      name: 'bench-code',
+      inject: ['tools'],
+      apply(ctx) {
+        ctx.tools.register({ name: 'noop', description: 'nothing', parameters: { type: 'object' }, execute: () => ({ value: 1 }) })
+      },
+    })
+    const session = kernel.openSession({ id: 'code' })
+    session.beginTurn()
+    let n = 0
+    const call = (name, args) => kernel.execute({ callId: `c${++n}`, name, arguments: args, session })
+    const check = await call('run_code', { code: 'return await tools.noop({})' })
+    if (check.isError) throw new Error(`run_code failed: ${check.error.message}`)
+
+    // cold start: a fresh isolate per run, one SDK call, measured from execute to result
+    const cold = await perIteration(() => call('run_code', { code: 'return await tools.noop({})' }), { batch: 20, samples: 11 })
+    // baseline: the same tool called directly through the pipeline
+    const direct = await perIteration(() => call('noop', {}), { batch: 500, samples: 11 })
+
+    // sub-call overhead: N sequential sub-calls in one program, over N direct pipeline calls
+    const N = 200
+    const program = `for (let i = 0; i < ${N}; i++) await tools.noop({}); return ${N}`
+    const runs = []
+    for (let s = 0; s < 9; s++) {
+      const start = now()
+      const result = await call('run_code', { code: program })
+      if (result.isError) throw new Error(result.error.message)
+      runs.push(now() - start)
+    }
+    const perSub = (median(runs) - cold) / N
+    const overheadUs = (perSub - direct) * 1000
+    return [
+      { name: 'code.cold_start_ms', value: cold, unit: 'ms', target: '<= 5', baseline: { name: 'the tool called directly through the pipeline', value: direct, unit: 'ms' } },
+      { name: 'code.subcall_overhead_us', value: overheadUs, unit: 'us', target: '<= 100', baseline: { name: 'direct pipeline call', value: direct * 1000, unit: 'us' }, note: `${N} sequential sub-calls per program` },
+    ]
+  } finally {
+    await kernel.dispose()
+    tmp.remove()
+  }
+}
