@@ -1,0 +1,102 @@
+/*
+ * args.c - the command line (flags, usage) and fail(), the launcher's one
+ * way out before exec.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "landlock-run.h"
+
+/* The one way out before exec: one line on stderr, status 125. */
+void fail(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n = snprintf(line, sizeof(line), "landlock-run: ");
+
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	dprintf(STDERR_FILENO, "%s\n", line);
+	_exit(LAUNCHER_ERROR);
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--no-net] [--min-abi N]"
+	      " -- COMMAND [ARGS...]\n"
+	      "       landlock-run --probe\n"
+	      "\n"
+	      "  --ro PATH     allow reading and executing beneath PATH\n"
+	      "  --rw PATH     allow every access beneath PATH except creating devices\n"
+	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
+	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
+	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
+	      "  --probe       print what this kernel enforces as one JSON line\n"
+	      "\n"
+	      "Always: no capabilities, no_new_privs, and a seccomp filter refusing\n"
+	      "setuid/setgid modes (chmod, creation), chown, openat2 and io_uring.\n"
+	      "\n"
+	      "Exit status: the command's; 128+N if signal N killed it; 126/127 if it\n"
+	      "could not be executed; 125 if the launcher failed (the command never ran).\n",
+	      out);
+}
+
+static long parse_abi(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000)
+		fail("--min-abi wants a positive integer, got '%s'", s);
+	return v;
+}
+
+void parse_args(int argc, char **argv, struct options *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->ro = calloc((size_t)argc, sizeof(*o->ro));
+	o->rw = calloc((size_t)argc, sizeof(*o->rw));
+	if (!o->ro || !o->rw)
+		fail("out of memory");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			o->command = &argv[i + 1];
+			break;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--probe")) {
+			o->probe = 1;
+		} else if (!strcmp(a, "--no-net")) {
+			o->no_net = 1;
+		} else if (!strcmp(a, "--ro") || !strcmp(a, "--rw") || !strcmp(a, "--min-abi")) {
+			const char *value = argv[++i];
+
+			if (!value)
+				fail("%s needs an argument", a);
+			if (!strcmp(a, "--min-abi"))
+				o->min_abi = parse_abi(value);
+			else if (!strcmp(a, "--ro"))
+				o->ro[o->n_ro++] = value;
+			else
+				o->rw[o->n_rw++] = value;
+		} else {
+			/* Why: a typo must not silently drop a restriction. */
+			fail("unknown argument '%s' (see --help)", a);
+		}
+	}
+	if (!o->probe && (!o->command || !o->command[0]))
+		fail("no command given after '--'");
+}

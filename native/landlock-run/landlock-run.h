@@ -1,0 +1,109 @@
+/*
+ * landlock-run.h - what the launcher's files share: the launcher's exit
+ * status, Landlock constants newer than the installed headers, the parsed
+ * options, and the prototype of every step main() takes.
+ */
+#ifndef LANDLOCK_RUN_H
+#define LANDLOCK_RUN_H
+
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#define LAUNCHER_ERROR 125
+
+/*
+ * Debian 12 ships uapi headers from Linux 6.1 (Landlock ABI 2), while the
+ * kernels we run on are newer. The values below are the kernel's uapi
+ * values; each is only defined when the installed header lacks it.
+ */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13) /* ABI 2 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_RESOLVE_UNIX
+#define LANDLOCK_ACCESS_FS_RESOLVE_UNIX (1ULL << 16) /* ABI 9, Linux 7.1 */
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0) /* ABI 4 */
+#endif
+#ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1) /* ABI 6 */
+#endif
+#ifndef LANDLOCK_CREATE_RULESET_ERRATA
+#define LANDLOCK_CREATE_RULESET_ERRATA (1U << 1)
+#endif
+
+/*
+ * Our own copy of the ABI 6 ruleset attribute: the old header's struct
+ * stops after handled_access_fs. Passing the longer struct to an older
+ * kernel is fine as long as the fields it does not know are zero, which
+ * handled_for_abi() guarantees.
+ */
+struct ruleset_attr {
+	__u64 handled_access_fs;
+	__u64 handled_access_net;
+	__u64 scoped;
+};
+
+/* The parsed command line (args.c). */
+struct options {
+	const char **ro, **rw;
+	int n_ro, n_rw;
+	int no_net, probe;
+	long min_abi;
+	char **command;
+};
+
+/* What main() hands the cloned child (supervise.c). */
+struct child_args {
+	const struct options *o;
+	int ruleset;
+	pid_t supervisor;
+	const sigset_t *caller_mask;
+};
+
+/* args.c: the command line, and the one way out before exec */
+void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void parse_args(int argc, char **argv, struct options *o);
+
+/* fds.c: the caller's file descriptors */
+void close_inherited_fds(void);
+void ensure_stdio_open(void);
+
+/* caps.c: capabilities, the bounding set and securebits */
+void read_caps(struct __user_cap_data_struct d[2]);
+int any_cap(const struct __user_cap_data_struct d[2]);
+void drop_capabilities(void);
+void verify_no_capabilities(int dropped_bounding_set);
+
+/* ruleset.c: the Landlock ABI, handled rights, rules and scoping */
+int landlock_abi(void);
+struct ruleset_attr handled_for_abi(int abi, int no_net);
+int build_ruleset(const struct options *o, int abi);
+
+/* probe.c: --probe */
+int probe(void);
+
+/* seccomp.c: the BPF filter, installed in the child */
+void install_filter(int no_net);
+
+/* supervise.c: the child, signal forwarding, killing and reaping */
+extern pid_t command_pid;
+pid_t start_command(struct child_args *args);
+int supervise(void);
+
+#endif

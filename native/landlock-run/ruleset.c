@@ -1,0 +1,109 @@
+/*
+ * ruleset.c - the Landlock ruleset: the kernel's ABI, the handled rights
+ * and scopes it supports, and one path rule per --ro/--rw.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "landlock-run.h"
+
+#define ACCESS_FS_ABI1                                                        \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |         \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |         \
+	 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |     \
+	 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |         \
+	 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |         \
+	 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |       \
+	 LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+/* Rights that mean something on a non-directory (the kernel refuses others). */
+#define ACCESS_FILE                                                           \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |         \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |         \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV | LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
+
+#define ACCESS_RO                                                             \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |          \
+	 LANDLOCK_ACCESS_FS_READ_DIR)
+
+/* Why: a writable root must never become a place to mint device nodes. */
+#define ACCESS_NEVER_GRANTED                                                  \
+	(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK)
+
+int landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi < 0 ? -1 : (int)abi;
+}
+
+/* Shrink every mask to what this ABI knows; the kernel rejects the rest. */
+struct ruleset_attr handled_for_abi(int abi, int no_net)
+{
+	struct ruleset_attr a = { .handled_access_fs = ACCESS_FS_ABI1 };
+
+	if (abi >= 2)
+		a.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		a.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		a.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	/* Why: from ABI 9 this is what keeps connect() off sockets such as
+	 * /run/docker.sock outside the rw roots, network on or off. */
+	if (abi >= 9)
+		a.handled_access_fs |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+	/* Why: handled with no rule at all = every TCP bind/connect denied. */
+	if (no_net && abi >= 4)
+		a.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+				       LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	/* Why: without scoping the command could signal any process of the
+	 * same uid (every root process) and reach host abstract sockets. */
+	if (abi >= 6)
+		a.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	return a;
+}
+
+static void add_path_rule(int ruleset, const char *flag, const char *path,
+			  __u64 access, __u64 handled)
+{
+	struct landlock_path_beneath_attr rule = { 0 };
+	struct stat st;
+
+	/* Why O_PATH: the rule names this exact inode, opened by us once;
+	 * O_CLOEXEC: it must never reach the command. */
+	rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (rule.parent_fd < 0)
+		fail("cannot open %s %s: %s", flag, path, strerror(errno));
+	if (fstat(rule.parent_fd, &st))
+		fail("cannot stat %s %s: %s", flag, path, strerror(errno));
+	rule.allowed_access = access & handled;
+	/* Why: directory rights on a file are an error for the kernel. */
+	if (!S_ISDIR(st.st_mode))
+		rule.allowed_access &= ACCESS_FILE;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0))
+		fail("cannot add rule for %s %s: %s", flag, path, strerror(errno));
+	close(rule.parent_fd);
+}
+
+int build_ruleset(const struct options *o, int abi)
+{
+	struct ruleset_attr attr = handled_for_abi(abi, o->no_net);
+	int i, fd;
+
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		fail("cannot create a Landlock ruleset: %s", strerror(errno));
+	for (i = 0; i < o->n_ro; i++)
+		add_path_rule(fd, "--ro", o->ro[i], ACCESS_RO, attr.handled_access_fs);
+	for (i = 0; i < o->n_rw; i++)
+		add_path_rule(fd, "--rw", o->rw[i], ~ACCESS_NEVER_GRANTED,
+			      attr.handled_access_fs);
+	/* Why no net rule: --no-net means no TCP port at all. */
+	return fd;
+}
