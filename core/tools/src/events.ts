@@ -3,7 +3,7 @@
  * events it writes (`SessionEvents`).
  */
 import type { JsonValue } from '@dsh/kernel'
-import type { BlockDecision, Execution, PostExecuteInput, PreToolDecision, ToolError, ToolResult, ContentBlock } from './types.js'
+import type { BlockDecision, Execution, PostExecuteInput, PreToolDecision, ToolResult } from './types.js'
 
 type Awaitable<T> = T | Promise<T>
 
@@ -25,15 +25,8 @@ declare module 'cordis' {
 declare module '@dsh/kernel' {
   interface SessionEvents {
     'tool/call': { callId: string; name: string; arguments?: JsonValue; unloggable?: string; parent?: string }
-    'tool/result': {
-      callId: string
-      name: string
-      isError: boolean
-      content: ContentBlock[]
-      value?: JsonValue
-      error?: ToolError
-      [fact: string]: unknown
-    }
+    /** the result as returned, plus audit facts a body recorded (a sandbox backend, say) */
+    'tool/result': ToolResult & { [fact: string]: unknown }
   }
 }
 
