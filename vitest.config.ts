@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ['dsh-source'] },
   ssr: { resolve: { conditions: ['dsh-source'], externalConditions: ['dsh-source'] } },
   test: {
-    include: ['test/**/*.spec.ts'],
+    include: ['test/**/*.spec.ts', 'docs/examples/**/*.spec.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
