@@ -1,3 +1,4 @@
+import type { SubCallBridge } from '@dsh/code-runtime'
 import { describe, expect, it } from 'vitest'
 import { echo, request, trackingBridge, useRuntime } from './helpers.js'
 
@@ -78,6 +79,15 @@ describe('running a program', () => {
       },
     })
     expect(outcome).toMatchObject({ ok: true, value: ['TOOL_FAILED', 'bridge bug'] })
+  })
+
+  it('takes a bridge that answers synchronously, or answers nothing usable', async () => {
+    const outcome = await runtime().run({
+      code: 'const a = await tools.sync({})\nconst b = await tools.odd({}).catch(e => e.code)\nreturn [a, b]',
+      tools: ['sync', 'odd'],
+      call: ((name: string) => (name === 'sync' ? { ok: true, value: 'now' } : undefined)) as unknown as SubCallBridge,
+    })
+    expect(outcome).toMatchObject({ ok: true, value: ['now', 'TOOL_FAILED'] })
   })
 
   it('offers only the listed tools: any other name is undefined and calling it a TypeError', async () => {

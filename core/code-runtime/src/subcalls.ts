@@ -37,7 +37,8 @@ export class SubCalls {
     try {
       // the worker produced this text with JSON.stringify: it parses, and to plain data only
       const args = JSON.parse(message.json) as JsonValue
-      answer = this.bridge(message.name, args, message.call, this.signal)
+      // a bridge that answers synchronously is taken as well
+      answer = Promise.resolve(this.bridge(message.name, args, message.call, this.signal))
     } catch (error) {
       answer = Promise.reject(error)
     }
