@@ -70,14 +70,7 @@ export class LogWriter {
     this.queue = []
     if (!batch.length) return
     try {
-      const buffer = Buffer.from(batch.length === 1 ? batch[0].line : batch.map((p) => p.line).join(''))
-      let offset = 0
-      while (offset < buffer.length) {
-        const written = writeSync(this.fd, buffer, offset)
-        // a write that makes no progress would spin forever
-        if (written <= 0) throw new Error(`write made no progress at byte ${offset} of ${buffer.length}`)
-        offset += written
-      }
+      this.writeAll(batch.length === 1 ? batch[0].line : batch.map((p) => p.line).join(''))
     } catch (cause) {
       this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause })
       for (const p of batch) p.reject(this.failure)
@@ -94,6 +87,20 @@ export class LogWriter {
       this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot fsync ${this.path}: ${error.message}`, { cause: error })
       durable.forEach((p) => p.reject(this.failure))
     })
+  }
+
+  /** Write all of `text`; the common case is one string write with no Buffer copy. */
+  private writeAll(text: string): void {
+    const written = writeSync(this.fd, text)
+    if (written === text.length && written === Buffer.byteLength(text)) return
+    const buffer = Buffer.from(text)
+    let offset = written
+    while (offset < buffer.length) {
+      const more = writeSync(this.fd, buffer, offset)
+      // a write that makes no progress would spin forever
+      if (more <= 0) throw new Error(`write made no progress at byte ${offset} of ${buffer.length}`)
+      offset += more
+    }
   }
 
   /** Flush what is queued and close the file. */

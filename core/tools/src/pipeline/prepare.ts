@@ -4,10 +4,12 @@
  * the caller may not execute (the code-mode collapse), arguments that fail the
  * schema — and freeze what was accepted.
  */
-import { deepFreeze, describeError, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
+import { describeError, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { Execution } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
+
+const FROZEN = Object.freeze({ freeze: true })
 
 interface Materialized {
   args?: JsonObject
@@ -17,7 +19,8 @@ interface Materialized {
 function materialize(raw: unknown): Materialized {
   if (raw === undefined) return { args: {} }
   try {
-    return { args: snapshot<JsonObject>(raw) }
+    // copied and frozen in one pass: what is logged and validated is what everyone sees
+    return { args: snapshot<JsonObject>(raw, FROZEN) }
   } catch (error) {
     return { problem: error instanceof NotJsonError ? error.message : `arguments cannot be read: ${describeError(error)}` }
   }
@@ -60,7 +63,7 @@ export async function prepare(env: PipelineEnv, state: CallState): Promise<Retur
   const exec: Execution = Object.freeze({
     callId,
     name,
-    arguments: deepFreeze(materialized.args),
+    arguments: materialized.args,
     session: state.session,
     signal: state.callerSignal,
     scope: input.scope,
