@@ -32,6 +32,8 @@ const fatal = error => post({ t: 'fatal', message: error instanceof Error ? erro
 port.on('message', (/** @type {HostMessage} */ message) => {
   // results that arrive after their run ended are dropped here
   if (message.t !== 'run') return
+  // an instance that failed between runs (making the next isolate, say) is replaced first
+  if (!loading && engine.broken) reload(() => {})
   if (loading) loading.then(() => onRun(message), fatal)
   else onRun(message)
 })
