@@ -7,6 +7,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['dsh-source'], externalConditions: ['dsh-source'] } },
   test: {
     include: ['test/**/*.spec.ts', 'docs/examples/**/*.spec.ts'],
+    // type tests (`*.test-d.ts`): checked by tsc against tsconfig.test.json, run with every `vitest run`
+    typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.test.json' },
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
