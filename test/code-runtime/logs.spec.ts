@@ -52,6 +52,16 @@ describe('console output', () => {
     expect(outcome.logs.length).toBeLessThan(1100)
   })
 
+  it('formats with the intrinsics of a pristine context, whatever the program replaced', async () => {
+    const code = [
+      ';(globalThis as any).String = () => "forged"',
+      'JSON.stringify = () => "forged"',
+      'console.log({ a: 1 }, new TypeError("x"), 2)',
+      'throw new Error("boom")',
+    ].join('\n')
+    expect(await runtime().run(request(code))).toEqual({ ok: false, code: 'THREW', message: 'Error: boom', line: 4, logs: '{"a":1} TypeError: x 2\n' })
+  })
+
   it('lets the program replace console without reaching the capture', async () => {
     const outcome = await runtime().run(request('console.log("kept")\nconsole = { log() {} } as any\nconsole.log("gone")\nreturn 1'))
     expect(outcome).toMatchObject({ ok: true, logs: 'kept\n' })

@@ -8,7 +8,7 @@
  * No module loader is set, so `import()` rejects; this build has no std/os
  * module, so the context holds standard ECMAScript, `tools` and `console`.
  */
-import { preludeSource } from './prelude.js'
+import { preludeSource, reportingSource } from './prelude.js'
 
 /**
  * QuickJS's own stack limit, measured on the wasm shadow stack. The wasm frames
@@ -36,6 +36,9 @@ export class Isolate {
     this.owned = []
     /** @type {(line: string) => boolean} where console lines go during the run */
     this.log = () => true
+    this.maxLogChars = 0
+    /** @type {QuickJSHandle[] | undefined} format, describe: compiled on first use */
+    this.reporting = undefined
     this.rt = module.newRuntime()
     this.rt.setMaxStackSize(maxStackBytes)
     /** @type {QuickJSContext} */
@@ -44,9 +47,9 @@ export class Isolate {
       const vm = this.vm
       // strip: no debug info for the prelude (a fifth less compile time; its own lines are never reported)
       const setup = this.own(vm.unwrapResult(vm.evalCode(preludeSource, 'prelude.js', { strict: true, strip: true })))
-      const hostLog = this.own(vm.newFunction('log', line => (this.log(vm.getString(line)) ? vm.true : vm.false)))
+      const hostLog = this.own(vm.newFunction('log', values => (this.onLog(values) ? vm.true : vm.false)))
       const helpers = this.own(vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostLog)))
-      /** @type {QuickJSHandle[]} install, take, settle, encode, describe */
+      /** @type {QuickJSHandle[]} install, take, settle, encode, intrinsics */
       this.helpers = [0, 1, 2, 3, 4].map(i => this.own(vm.getProp(helpers, i)))
     } catch (error) {
       this.dispose()
@@ -65,7 +68,8 @@ export class Isolate {
     this.rt.setMemoryLimit(limits.memoryBytes)
     this.rt.setInterruptHandler(host.shouldInterrupt)
     this.log = host.log
-    const args = [vm.newString(JSON.stringify(tools)), vm.newNumber(limits.maxValueBytes), vm.newNumber(limits.maxLogBytes)]
+    this.maxLogChars = limits.maxLogBytes
+    const args = [vm.newString(JSON.stringify(tools)), vm.newNumber(limits.maxValueBytes)]
     try {
       vm.unwrapResult(vm.callFunction(this.helper(0), vm.undefined, args)).dispose()
     } finally {
@@ -142,12 +146,44 @@ export class Isolate {
    * @returns {{ name?: string, message: string, code?: string, stack?: string, limit?: boolean }}
    */
   describe(thrown) {
-    const result = this.vm.callFunction(this.helper(4), this.vm.undefined, thrown)
-    if (result.error) {
-      result.error.dispose()
-      return { message: 'the program threw a value that cannot be printed' }
+    const described = this.report(1, thrown)
+    return described === undefined ? { message: 'the program threw a value that cannot be printed' } : JSON.parse(described)
+  }
+
+  /**
+   * A `console.*` call: format its values inside the isolate, hand the line on.
+   * @param {QuickJSHandle} values
+   * @returns {boolean} whether the log is full
+   */
+  onLog(values) {
+    const line = this.report(0, values, this.vm.newNumber(this.maxLogChars))
+    return line === undefined ? false : this.log(line)
+  }
+
+  /**
+   * Call a reporting helper (0: format, 1: describe), compiling them on first use.
+   * @param {number} index
+   * @param {QuickJSHandle[]} args  the last ones are disposed here
+   * @returns {string | undefined} undefined when the helper failed (interrupted, say)
+   */
+  report(index, ...args) {
+    const vm = this.vm
+    try {
+      if (!this.reporting) {
+        const compiled = vm.evalCode(reportingSource, 'reporting.js', { strict: true, strip: true })
+        if (compiled.error) return compiled.error.consume(() => undefined)
+        const intrinsics = [0, 1, 2, 3].map(i => vm.getProp(this.helper(4), i))
+        const made = compiled.value.consume(factory => vm.callFunction(factory, vm.undefined, intrinsics))
+        for (const handle of intrinsics) handle.dispose()
+        if (made.error) return made.error.consume(() => undefined)
+        this.reporting = made.value.consume(list => [0, 1].map(i => this.own(vm.getProp(list, i))))
+      }
+      const result = vm.callFunction(/** @type {QuickJSHandle} */ (this.reporting[index]), vm.undefined, args)
+      if (result.error) return result.error.consume(() => undefined)
+      return result.value.consume(h => vm.getString(h))
+    } finally {
+      for (const arg of args.slice(1)) arg.dispose()
     }
-    return JSON.parse(result.value.consume(h => this.vm.getString(h)))
   }
 
   dispose() {

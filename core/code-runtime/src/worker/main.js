@@ -1,14 +1,14 @@
 // @ts-check
 /**
- * Entry of a runtime worker thread. Warms up (QuickJS instance loaded, the
- * transpiler and the run path exercised), says `ready`, then runs one program
- * per `run` message. Plain JavaScript, type-checked through JSDoc, so that the
+ * Entry of a runtime worker thread. Loads QuickJS, exercises the run path once,
+ * says `ready`, then runs one program per `run` message (and warms the JIT up
+ * further while idle). Plain JavaScript, type-checked through JSDoc, so that the
  * thread can load it unbuilt from `src` as well as from `lib`.
  */
 import { workerData } from 'node:worker_threads'
 import { Engine } from './engine.js'
 import { Session } from './session.js'
-import { compileProgram } from './transpile.js'
+import { warmUp } from './warm-up.js'
 
 /**
  * @typedef {import('../protocol.js').WorkerData} WorkerData
@@ -65,44 +65,19 @@ function reload(then) {
   loading.catch(fatal)
 }
 
-/**
- * Exercise the whole path, so that a run finds sucrase and the bridge code
- * compiled by the JIT. Once before saying `ready`, then in small steps while
- * the worker is idle: a run that arrives meanwhile waits one step at most.
- * Warm-up runs use a run id the host never hands out.
- */
-const warmUpCode = [
-  'interface Entry { path: string; size?: number }',
-  'type Listing = { entries: Entry[] }',
-  'enum Kind { File, Dir }',
-  'const list = { entries: [{ path: "a", size: 1 }] } as Listing',
-  'const big: Entry[] = list.entries.filter((e: Entry) => (e.size ?? 0) > 0)',
-  'console.log(big.length, Kind.File)',
-  'return big.map(e => e.path)',
-].join('\n')
-const warmUpLimits = { timeoutMs: 5000, memoryBytes: 16 << 20, maxSubCalls: 1, maxParallelSubCalls: 1, maxValueBytes: 4096, maxLogBytes: 1024 }
-let warmUpSteps = 40
-
-function warmUpStep() {
-  for (let i = 0; i < 8; i++) compileProgram(`${warmUpCode}\n// ${warmUpSteps} ${i}`)
-  const request = { t: /** @type {const} */ ('run'), run: -1, code: warmUpCode, tools: [], limits: warmUpLimits, deadline: Date.now() + 5000 }
-  const session = new Session(engine, request, port, ctl)
-  session.run()
-  session.release()
-  if (engine.broken) return
-  engine.prepare()
-}
+/** Idle warm-up steps left (see warm-up.js): 150 steps of 20 transforms. */
+let warmUpSteps = 150
 
 function warmUpWhileIdle() {
   if (warmUpSteps-- <= 0) return
   setImmediate(() => {
-    if (!loading && !engine.broken) warmUpStep()
+    if (!loading && !engine.broken) warmUp(engine, port, ctl, { transforms: 20, session: warmUpSteps % 10 === 0 })
     warmUpWhileIdle()
   })
 }
 
 loading = engine.load().then(() => {
-  warmUpStep()
+  warmUp(engine, port, ctl, { transforms: 3, session: true })
   return engine.needsRecycle() ? engine.load() : undefined
 })
 loading.then(() => {

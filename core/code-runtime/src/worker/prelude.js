@@ -1,13 +1,16 @@
 // @ts-check
 /**
- * Source evaluated in every fresh QuickJS context before any program. It
- * captures the intrinsics it needs while they are still pristine and returns
- * `setup(hostLog)`, called while the isolate is made ahead of its run. That
- * installs `console` and returns the worker's private helpers:
+ * The JavaScript the worker puts in every isolate. QuickJS compiles about
+ * 3 KB per millisecond here, once per run, so it is kept small and split in
+ * two: the prelude proper, evaluated before any program, and the reporting
+ * helpers, compiled only in a run that logs or throws.
  *
- * - `install(namesJson, maxValueChars, maxLogChars)`: installs `tools` for the
- *   run and sets its limits — with `console`, the only things a program gets
- *   beyond standard ECMAScript;
+ * The prelude captures the intrinsics it needs while they are still pristine
+ * and returns `setup(hostLog)`, called while the isolate is made ahead of its
+ * run. That installs `console` and returns
+ *   `[install, take, settle, encode, intrinsics]`:
+ * - `install(namesJson, maxValueChars)`: installs `tools` for the run — with
+ *   `console`, the only things a program gets beyond standard ECMAScript;
  * - `take()`: the sub-calls requested since the last take, as text records
  *   `<id>,<tool index>,<length>:<arguments JSON>` (no host call per sub-call:
  *   crossing the FFI is what costs, so the worker drains them once per pump);
@@ -15,17 +18,16 @@
  *   (2: a limit of the runtime), parsed here, inside the isolate, so every
  *   result is a fresh object and `__proto__` keys stay plain data;
  * - `encode(value)`: the return value as JSON text;
- * - `describe(thrown)`: what a thrown value says about itself, as JSON text,
- *   and whether it is the runtime's own `LIMIT` error (a mark the program
- *   cannot forge: membership of a WeakSet only the prelude holds).
+ * - `intrinsics`: what the reporting helpers are given when compiled.
  */
 export const preludeSource = String.raw`(function () {
   'use strict';
   const stringify = JSON.stringify, parse = JSON.parse;
   const create = Object.create, defineProperty = Object.defineProperty, freeze = Object.freeze;
-  const PromiseCtor = Promise, ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String;
+  const PromiseCtor = Promise, ErrorCtor = Error, TypeErrorCtor = TypeError;
   const uncurry = Function.prototype.call.bind(Function.prototype.bind, Function.prototype.call);
-  const limits = new WeakSet(), markLimit = uncurry(WeakSet.prototype.add), isLimit = uncurry(WeakSet.prototype.has);
+  const limits = new WeakSet(), markLimit = uncurry(WeakSet.prototype.add), hasLimit = uncurry(WeakSet.prototype.has);
+  const intrinsics = freeze([stringify, String, ErrorCtor, (error) => hasLimit(limits, error)]);
 
   const coded = (code, message) => {
     const error = new ErrorCtor(message);
@@ -37,42 +39,14 @@ export const preludeSource = String.raw`(function () {
     markLimit(limits, error);
     return error;
   };
-  const text = (value, limit) => {
-    const s = typeof value === 'string' ? value : StringCtor(value);
-    return s.length > limit ? s.slice(0, limit) + '…' : s;
-  };
-  const show = (value) => {
-    try {
-      if (typeof value === 'string') return value;
-      if (value instanceof ErrorCtor) return StringCtor(value.name) + ': ' + StringCtor(value.message);
-      if (typeof value === 'function') return '[Function ' + (value.name || '(anonymous)') + ']';
-      if (value === undefined || typeof value === 'symbol' || typeof value === 'bigint') return StringCtor(value);
-      let json;
-      try {
-        json = stringify(value);
-      } catch {
-        // a cycle, say: fall back to the value's string form
-      }
-      return json === undefined ? StringCtor(value) : json;
-    } catch {
-      return '[unprintable]';
-    }
-  };
 
   return function setup(hostLog) {
     // null prototypes: no lookup here can reach a setter the program planted on Object.prototype
     const waiting = create(null);
-    let nextId = 0;
-    let outbox = '';
-    let maxValueChars = 0, maxLogChars = 0;
+    let nextId = 0, outbox = '', maxValueChars = 0, full = false;
 
-    let full = false;
     const log = (...values) => {
-      if (full) return;
-      let line = '';
-      for (let i = 0; i < values.length && line.length <= maxLogChars; i++) line += (i ? ' ' : '') + show(values[i]);
-      // never hand the host more than the log can still take
-      full = hostLog(line.length > maxLogChars ? line.slice(0, maxLogChars) : line);
+      if (!full) full = hostLog(values);
     };
     defineProperty(globalThis, 'console', {
       value: freeze({ log, info: log, warn: log, error: log, debug: log }),
@@ -80,9 +54,8 @@ export const preludeSource = String.raw`(function () {
       configurable: true,
     });
 
-    const install = (namesJson, maxValue, maxLog) => {
+    const install = (namesJson, maxValue) => {
       maxValueChars = maxValue;
-      maxLogChars = maxLog;
       const names = parse(namesJson);
       const tools = create(null);
       for (let i = 0; i < names.length; i++) {
@@ -105,7 +78,6 @@ export const preludeSource = String.raw`(function () {
       }
       defineProperty(globalThis, 'tools', { value: freeze(tools) });
     };
-
     const take = () => {
       const requests = outbox;
       outbox = '';
@@ -128,24 +100,65 @@ export const preludeSource = String.raw`(function () {
       if (json === undefined) throw new TypeErrorCtor('the program returned a ' + typeof value + ', which JSON cannot represent');
       return json;
     };
-    const describe = (thrown) => {
-      try {
-        if (thrown instanceof ErrorCtor) {
-          const code = thrown.code;
-          return stringify({
-            name: text(thrown.name, 200),
-            message: text(thrown.message, 4000),
-            code: typeof code === 'string' ? text(code, 200) : undefined,
-            stack: typeof thrown.stack === 'string' ? text(thrown.stack, 4000) : undefined,
-            limit: isLimit(limits, thrown),
-          });
-        }
-        const json = typeof thrown === 'object' && thrown !== null ? stringify(thrown) : undefined;
-        return stringify({ message: text(json === undefined ? StringCtor(thrown) : json, 4000) });
-      } catch {
-        return stringify({ message: 'the program threw a value that cannot be printed' });
-      }
-    };
-    return [install, take, settle, encode, describe];
+    return [install, take, settle, encode, intrinsics];
   };
 })()`
+
+/**
+ * The reporting helpers, compiled on first use: after the program ran, so they
+ * touch no global, only the intrinsics the prelude captured. Returns
+ * `[format, describe]`:
+ * - `format(values, maxChars)`: one console line, values as JSON where they
+ *   can be, cut at `maxChars` (never hand the host more than the log can take);
+ * - `describe(thrown)`: what a thrown value says about itself, as JSON text,
+ *   and whether it is the runtime's own `LIMIT` error (a mark the program
+ *   cannot forge: membership of a WeakSet only the prelude holds).
+ */
+export const reportingSource = String.raw`(function (stringify, StringCtor, ErrorCtor, isLimit) {
+  'use strict';
+  const text = (value, limit) => {
+    const s = typeof value === 'string' ? value : StringCtor(value);
+    return s.length > limit ? s.slice(0, limit) + '…' : s;
+  };
+  const show = (value) => {
+    try {
+      if (typeof value === 'string') return value;
+      if (value instanceof ErrorCtor) return StringCtor(value.name) + ': ' + StringCtor(value.message);
+      if (typeof value === 'function') return '[Function ' + (value.name || '(anonymous)') + ']';
+      if (value === undefined || typeof value === 'symbol' || typeof value === 'bigint') return StringCtor(value);
+      let json;
+      try {
+        json = stringify(value);
+      } catch {
+        // a cycle, say: fall back to the value's string form
+      }
+      return json === undefined ? StringCtor(value) : json;
+    } catch {
+      return '[unprintable]';
+    }
+  };
+  const format = (values, maxChars) => {
+    let line = '';
+    for (let i = 0; i < values.length && line.length <= maxChars; i++) line += (i ? ' ' : '') + show(values[i]);
+    return line.length > maxChars ? line.slice(0, maxChars) : line;
+  };
+  const describe = (thrown) => {
+    try {
+      if (thrown instanceof ErrorCtor) {
+        const code = thrown.code;
+        return stringify({
+          name: text(thrown.name, 200),
+          message: text(thrown.message, 4000),
+          code: typeof code === 'string' ? text(code, 200) : undefined,
+          stack: typeof thrown.stack === 'string' ? text(thrown.stack, 4000) : undefined,
+          limit: isLimit(thrown),
+        });
+      }
+      const json = typeof thrown === 'object' && thrown !== null ? stringify(thrown) : undefined;
+      return stringify({ message: text(json === undefined ? StringCtor(thrown) : json, 4000) });
+    } catch {
+      return stringify({ message: 'the program threw a value that cannot be printed' });
+    }
+  };
+  return [format, describe];
+})`
