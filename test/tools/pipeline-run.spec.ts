@@ -156,6 +156,16 @@ describe('gate 4: tools/post-execute', () => {
     expect(result.error?.code).toBe('TOOL_FAILED')
   })
 
+  it('may reword an error message (to redact it), never its code or status', async () => {
+    plugin(k, 'redact', (ctx) => {
+      ctx.on('tools/post-execute', ({ result }) => ({ ...result, isError: false, content: [{ type: 'text', text: 'failed: [redacted]' }], error: { code: 'BLOCKED', message: 'failed: [redacted]' } }))
+    })
+    const result = await k.call('fail', {})
+    expect(result.isError).toBe(true)
+    expect(result.error).toEqual({ code: 'TOOL_FAILED', message: 'failed: [redacted]' })
+    expect(JSON.stringify(result)).not.toContain('bad')
+  })
+
   it('withholds the result when a listener throws or returns garbage', async () => {
     const fork = plugin(k, 'throws', (ctx) => { ctx.on('tools/post-execute', () => { throw new Error('filter broke') }) })
     const thrown = await k.call('ok', {})

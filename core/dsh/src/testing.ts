@@ -1,13 +1,14 @@
 /**
- * `dsh/testing`: a kernel on temporary directories, a session in a turn, a
- * call helper and small tool factories — for testing plugins against the real
- * pipeline.
+ * `dsh/testing`: a kernel on temporary directories (the data directory and the
+ * sandbox workspace), a session in a turn, a call helper, an approval answerer
+ * and a tool factory — for testing plugins against the real pipeline.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Session } from '@dsh/kernel'
-import type { ExecuteInput, ToolDefinition, ToolResult } from '@dsh/tools'
+import type { Context } from 'cordis'
+import type { ApprovalOutcome, ApprovalRequestEvent, ExecuteInput, ToolDefinition, ToolResult } from '@dsh/tools'
 import { createKernel, type Kernel } from './kernel.js'
 import type { KernelOptions } from './options.js'
 
@@ -26,7 +27,7 @@ let counter = 0
 
 export async function createTestKernel(options: KernelOptions = {}): Promise<TestKernel> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-test-'))
-  const kernel = await createKernel({ dataDir: join(dir, '.dsh'), ...options })
+  const kernel = await createKernel({ dataDir: join(dir, '.dsh'), ...options, sandbox: { workspace: dir, ...options.sandbox } })
   const session = kernel.openSession({ id: 'test' })
   session.beginTurn()
   return {
@@ -41,6 +42,23 @@ export async function createTestKernel(options: KernelOptions = {}): Promise<Tes
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Answer every approval request of the kernel with `answer` (an outcome, or a
+ * function of the request) — a stand-in for the human. Returns the disposer.
+ */
+export function answerApprovals(
+  kernel: Kernel,
+  answer: ApprovalOutcome | ((request: ApprovalRequestEvent) => ApprovalOutcome | Promise<ApprovalOutcome>),
+): () => void {
+  const fork = kernel.ctx.plugin({
+    name: 'test-approver',
+    apply: (ctx: Context) => {
+      ctx.on('approval/request', (request) => (typeof answer === 'function' ? answer(request) : answer))
+    },
+  })
+  return () => fork.dispose()
 }
 
 /** A tool definition with an open object schema and the given body. */

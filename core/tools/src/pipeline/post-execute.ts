@@ -37,8 +37,9 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
   replaced.callId = callId
   replaced.name = name
   if (result.isError) {
+    // still an error with the same code; a listener may reword the message (to redact it)
     replaced.isError = true
-    replaced.error = result.error
+    replaced.error = { code: result.error!.code, message: typeof replaced.error?.message === 'string' ? replaced.error.message : result.error!.message }
   } else if (replaced.isError) {
     replaced.error = replaced.error?.code === 'BLOCKED' ? replaced.error : { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener' }
   } else {
