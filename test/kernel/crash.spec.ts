@@ -21,7 +21,7 @@ describe('a session log survives SIGKILL', () => {
           const lines = buffer.split('\n')
           buffer = lines.pop()!
           completed.push(...lines.map(Number))
-          if (completed.length >= 2000 && !proc.killed) {
+          if (completed.length >= 300 && !proc.killed) {
             proc.kill('SIGKILL')
             resolve()
           }
@@ -42,5 +42,6 @@ describe('a session log survives SIGKILL', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+    // a child node process under a loaded CI machine can take seconds to start
+  }, 90_000)
 })

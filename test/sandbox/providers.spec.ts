@@ -32,7 +32,9 @@ describe('bwrap profile', () => {
     expect(at(argv, '--ro-bind', '/', '/')).toBeGreaterThan(0)
     expect(at(argv, '--tmpfs', '/tmp')).toBeLessThan(at(argv, '--ro-bind', ws, ws))
     expect(at(argv, '--bind', ws, ws)).toBe(-1)
-    const inner = argv.slice(argv.indexOf('/l/landlock-run'))
+    // a launcher under /tmp stays reachable: bound after the private /tmp
+    expect(at(argv, '--ro-bind', '/l/landlock-run', '/l/landlock-run')).toBeGreaterThan(at(argv, '--tmpfs', '/tmp'))
+    const inner = argv.slice(argv.indexOf('--') + 1)
     expect(inner).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
     expect(bwrapUnenforced(ro(ws))).toEqual([])
   })
@@ -48,7 +50,7 @@ describe('bwrap profile', () => {
     for (const p of ['.git', '.mcp.json'].map((n) => path.join(ws, n))) expect(at(argv, '--ro-bind', p, p)).toBeGreaterThan(at(argv, '--bind', ws, ws))
     expect(argv.filter((a) => a.includes('.claude'))).toEqual([]) // absent: nothing to bind
     expect(at(argv, '--chdir', ws)).toBeGreaterThan(0)
-    expect(argv.slice(argv.indexOf('/l/landlock-run'))).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
+    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
     expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths'])
   })
 
