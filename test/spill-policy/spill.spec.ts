@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -6,6 +6,8 @@ import * as SpillPolicy from '@dsh/spill-policy'
 import type { ContentBlock } from '@dsh/tools'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
 import { echoTool, parseSpill, registerTools, spillEvents } from './helpers.js'
+
+const byteLength = Buffer.byteLength
 
 let k: TestKernel | undefined
 afterEach(async () => {
@@ -68,6 +70,25 @@ describe('text over maxInlineBytes', () => {
     expect((await k.call('emit')).content).toEqual([{ type: 'text', text: 'é'.repeat(8_000) }])
     holder.output = 'é'.repeat(8_200) // 16,400 bytes, though only 8,200 characters
     expect(parseSpill(await k.call('emit')).bytes).toBe(16_400)
+  })
+
+  it('short text is settled from its length alone; only text near the limit is encoded to measure it', async () => {
+    const k = await kernel({ maxInlineBytes: 3000 })
+    const measured: string[] = []
+    const spy = vi.spyOn(Buffer, 'byteLength').mockImplementation(function (this: unknown, ...args: any[]) {
+      if (typeof args[0] === 'string') measured.push(args[0])
+      return byteLength.apply(Buffer, args as any)
+    } as any)
+    try {
+      holder.output = 's'.repeat(1000) // 3 × 1000 ≤ 3000: cannot be over
+      await k.call('emit')
+      expect(measured.filter((t) => t.startsWith('sss'))).toEqual([])
+      holder.output = 't'.repeat(2000) // 3 × 2000 > 3000 ≥ 2000: must be measured
+      await k.call('emit')
+      expect(measured.filter((t) => t.startsWith('ttt'))).toHaveLength(1)
+    } finally {
+      spy.mockRestore()
+    }
   })
 
   it('counts all text blocks together, keeps non-text blocks in order, and writes the texts joined by newlines', async () => {
