@@ -5,29 +5,31 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '@dsh/kernel'
 
-const child = join(import.meta.dirname, '../fixtures/append-child.mjs')
+const childScript = join(import.meta.dirname, '../fixtures/append-child.mjs')
 
 describe('a session log survives SIGKILL', () => {
   it('recovers every append that completed before the kill', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-crash-'))
+    let proc: ReturnType<typeof spawn> | undefined
     try {
-      const proc = spawn(process.execPath, [child, dir, 'crash'], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const child = spawn(process.execPath, [childScript, dir, 'crash'], { stdio: ['ignore', 'pipe', 'inherit'] })
+      proc = child
       const completed: number[] = []
       let buffer = ''
       await new Promise<void>((resolve, reject) => {
-        proc.on('error', reject)
-        proc.stdout.on('data', (chunk) => {
+        child.on('error', reject)
+        child.stdout.on('data', (chunk) => {
           buffer += chunk
           const lines = buffer.split('\n')
           buffer = lines.pop()!
           completed.push(...lines.map(Number))
-          if (completed.length >= 300 && !proc.killed) {
-            proc.kill('SIGKILL')
+          if (completed.length >= 300 && !child.killed) {
+            child.kill('SIGKILL')
             resolve()
           }
         })
       })
-      await new Promise((resolve) => proc.on('exit', resolve))
+      await new Promise((resolve) => child.on('exit', resolve))
       const reopened = new Session(dir, { id: 'crash' })
       const seqs = new Set(reopened.events().map((e) => e.seq))
       for (const seq of completed) expect(seqs.has(seq)).toBe(true)
@@ -40,6 +42,8 @@ describe('a session log survives SIGKILL', () => {
       reopened.close()
       expect(readFileSync(reopened.path, 'utf8').endsWith('\n')).toBe(true)
     } finally {
+      // never leave the writer running, whatever failed above
+      if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
       rmSync(dir, { recursive: true, force: true })
     }
     // a child node process under a loaded CI machine can take seconds to start
