@@ -41,3 +41,11 @@ describe('fuseSignals', () => {
     expect(fused.signal.aborted).toBe(false)
   })
 })
+
+describe('fuseSignals without a caller signal', () => {
+  it('returns the other signal itself: nothing to fuse', async () => {
+    const { neverAborted } = await import('@dsh/kernel')
+    const other = new AbortController()
+    expect(fuseSignals(neverAborted, other.signal).signal).toBe(other.signal)
+  })
+})

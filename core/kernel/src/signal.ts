@@ -15,6 +15,8 @@ const noop = () => {}
 
 export function fuseSignals(caller: AbortSignal, other: AbortSignal | undefined): FusedSignal {
   if (!other || other === caller) return { signal: caller, release: noop }
+  // a caller without a signal can never abort: the other signal alone says everything
+  if (caller === neverAborted) return { signal: other, release: noop }
   if (caller.aborted) return { signal: caller, release: noop }
   if (other.aborted) return { signal: other, release: noop }
   const controller = new AbortController()
