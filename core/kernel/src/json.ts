@@ -52,40 +52,50 @@ export function snapshot<T = JsonValue>(value: unknown, limits: SnapshotLimits =
   const freeze = limits.freeze === true
   let nodes = 0
   const seen = new Set<object>()
+  // the keys from the root to the value being copied; a path string is built only for an error
+  const keys: Array<string | number> = []
+  const fail = (what: string, key?: string | number): never => {
+    throw new NotJsonError([...keys, ...(key === undefined ? [] : [key])].reduce<string>((path, k) => pathOf(path, k), ''), what)
+  }
 
-  const copy = (input: unknown, path: string, depth: number): JsonValue => {
-    if (++nodes > maxNodes) throw new NotJsonError(path, `more than ${maxNodes} values`)
+  const copy = (input: unknown, depth: number): JsonValue => {
+    if (++nodes > maxNodes) fail(`more than ${maxNodes} values`)
     switch (typeof input) {
       case 'string':
       case 'boolean':
         return input
       case 'number':
-        if (!Number.isFinite(input)) throw new NotJsonError(path, describeValue(input))
+        if (!Number.isFinite(input)) fail(describeValue(input))
         return input === 0 ? 0 : input
       case 'object': {
         if (input === null) return null
-        if (depth >= maxDepth) throw new NotJsonError(path, `nesting deeper than ${maxDepth}`)
-        if (seen.has(input)) throw new NotJsonError(path, 'a cycle')
+        if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`)
+        if (seen.has(input)) fail('a cycle')
         seen.add(input)
         try {
           if (Array.isArray(input)) {
             const out: JsonValue[] = new Array(input.length)
             for (let i = 0; i < input.length; i++) {
-              if (!Object.hasOwn(input, i)) throw new NotJsonError(pathOf(path, i), 'a hole in an array')
-              out[i] = copy(input[i], pathOf(path, i), depth + 1)
+              if (!Object.hasOwn(input, i)) fail('a hole in an array', i)
+              keys.push(i)
+              out[i] = copy(input[i], depth + 1)
+              keys.pop()
             }
             return freeze ? (Object.freeze(out) as JsonValue[]) : out
           }
           const proto = Object.getPrototypeOf(input)
-          if (proto !== Object.prototype && proto !== null) throw new NotJsonError(path, describeValue(input))
-          if (Object.getOwnPropertySymbols(input).length) throw new NotJsonError(path, 'an object with symbol keys')
+          if (proto !== Object.prototype && proto !== null) fail(describeValue(input))
+          if (Object.getOwnPropertySymbols(input).length) fail('an object with symbol keys')
           const out: { [key: string]: JsonValue } = {}
           for (const key of Object.keys(input)) {
             const desc = Object.getOwnPropertyDescriptor(input, key)!
-            if (!('value' in desc)) throw new NotJsonError(pathOf(path, key), 'an accessor property')
-            const child = copy(desc.value, pathOf(path, key), depth + 1)
-            // defineProperty keeps a hostile "__proto__" key as data instead of re-prototyping the copy
-            Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true })
+            if (!('value' in desc)) fail('an accessor property', key)
+            keys.push(key)
+            const child = copy(desc.value, depth + 1)
+            keys.pop()
+            // a hostile "__proto__" key is kept as data instead of re-prototyping the copy
+            if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true })
+            else out[key] = child
           }
           return freeze ? Object.freeze(out) : out
         } finally {
@@ -93,10 +103,10 @@ export function snapshot<T = JsonValue>(value: unknown, limits: SnapshotLimits =
         }
       }
       default:
-        throw new NotJsonError(path, describeValue(input))
+        return fail(describeValue(input))
     }
   }
-  return copy(value, '', 0) as T
+  return copy(value, 0) as T
 }
 
 /** Freeze a value and everything reachable from it. Returns the same value. */

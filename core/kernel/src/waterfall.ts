@@ -59,6 +59,11 @@ export function unwrapListener(callback: AnyFn): AnyFn {
   return originals.get(callback) ?? callback
 }
 
+/** The function a caller passed to a service method, without the proxy cordis wrapped it in. */
+export function unwrapArgument<F extends AnyFn>(fn: F): F {
+  return ((fn as any)[symbols.original] as F | undefined) ?? fn
+}
+
 /** The raw (unproxied) object behind a cordis traceable. */
 export function raw<T extends object>(value: T): T {
   return ((value as any)[symbols.original] as T | undefined) ?? value

@@ -5,7 +5,7 @@
  * context proxies.
  */
 import { Context, Service } from 'cordis'
-import { KernelError, listenerList, raw } from '@dsh/kernel'
+import { KernelError, listenerList, raw, unwrapArgument } from '@dsh/kernel'
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
@@ -97,6 +97,9 @@ export class ToolService extends Service {
   /** Add a guard, tied to the calling plugin: `fn(exec)` returns a reason to deny. */
   guard(fn: Guard): () => void {
     if (typeof fn !== 'function') throw new KernelError('INVALID_CONFIG', 'a guard must be a function')
+    // a function passed through cordis's service proxy arrives wrapped in a tracing proxy
+    // (~µs per call): keep the original, as the waterfall does for listeners
+    fn = unwrapArgument(fn)
     const owner = this.ctx
     const registry = raw(this).registry
     return owner.scope.effect((() => registry.addGuard({ fn, owner, ownerName: ownerName(owner) })) as any) as () => void
