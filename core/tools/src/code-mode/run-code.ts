@@ -56,10 +56,11 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
           const callId = `${call.callId}:code:${index}`
           const fused = fuseSignals(call.signal, runSignal)
           try {
-            await call.session.append('tool/code-dispatch-start', { callId, parent: call.callId, name })
+            // written with the sub-call's own tool/call, in order, by one write
+            call.session.appendLater('tool/code-dispatch-start', { callId, parent: call.callId, name }).catch(() => {})
             const result = await scheduler.run(tools.concurrency(name, subArgs, scope), () =>
               tools.execute({ callId, name, arguments: subArgs, session: call.session, signal: fused.signal, scope, parent }))
-            await call.session.append('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
+            call.session.appendLater('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code }).catch(() => {})
             return toOutcome(result)
           } catch (error) {
             return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }
