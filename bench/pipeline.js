@@ -52,7 +52,7 @@ async function measure(toolCount) {
     const args = { i: 1 }
     // baseline: the same tool body called directly, with the same argument object
     const direct = await perIteration(async () => { await noop(args) }, { batch: 5000 })
-    const viaKernel = await perIteration((i) => kernel.execute({ callId: `c${i}`, name, arguments: args, session }), { batch: 2000 })
+    const viaKernel = await perIteration((i) => kernel.execute({ callId: `c${i}`, name, arguments: args, session }), { batch: 10_000, samples: 9, warmup: 2 })
     const result = await kernel.execute({ callId: 'check', name, arguments: args, session })
     if (result.isError) throw new Error(`bench call failed: ${result.error.message}`)
     return { direct, viaKernel, loaded }
