@@ -38,7 +38,8 @@ export function formatEvent(event: SessionEvent, p: Painter, start: number): str
       return `${at} ${p.cyan('→ call')}   ${p.bold(short(data.name))} ${p.dim(short(data.arguments ?? data.unloggable))}${data.parent ? p.dim(` (inside ${short(data.parent)})`) : ''}`
     case 'tool/result': {
       const text = short((data.content ?? []).map((b: any) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' '))
-      const facts = data.sandbox ? p.dim(` [sandbox ${data.sandbox.backend}, ${data.sandbox.enforcement}]`) : ''
+      const sandbox = data.sandbox
+      const facts = sandbox ? p.dim(` [sandbox ${[sandbox.backend, sandbox.enforcement ?? sandbox.mode].filter(Boolean).join(', ')}]`) : ''
       return data.isError
         ? `${at} ${p.red('✗ result')} ${p.bold(short(data.name))} ${p.red(data.error?.code ?? 'ERROR')} ${text}${facts}`
         : `${at} ${p.green('✓ result')} ${p.bold(short(data.name))} ${text}${facts}`
