@@ -10,8 +10,8 @@ import { realpathSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
 import { isInside, protectedEntryOf, type SandboxMode, type SandboxService } from '@dsh/sandbox'
 import type { ToolCall } from '@dsh/tools'
+import { PathRefused, resolveTarget, type Target } from './paths.js'
 import type { Config } from './config.js'
-import { PathRefused } from './paths.js'
 
 export interface Area {
   mode: SandboxMode
@@ -50,6 +50,19 @@ export function checkReadable(area: Area, path: string, input: string): void {
   if (!area.readable.some((root) => isInside(root, path))) {
     throw new PathRefused(`${input} is outside the workspace (${area.workspace}); read and ls open only the workspace and the writable roots`)
   }
+}
+
+/**
+ * The existing path a read-side tool (read, ls) may open: resolved, checked
+ * against the readable area, and recorded for the call's audit.
+ */
+export function readableTarget(sandbox: SandboxService, config: Config, call: ToolCall, input: string, field: string): Target {
+  const area = areaFor(sandbox, config, call)
+  const target = resolveTarget(area.workspace, input, field)
+  if (!target.exists) throw new PathRefused(`${input} does not exist`)
+  checkReadable(area, target.real, input)
+  call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+  return target
 }
 
 export function checkWritable(area: Area, path: string, input: string): void {

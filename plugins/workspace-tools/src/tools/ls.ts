@@ -6,9 +6,9 @@ import { readdirSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
-import { areaFor, checkReadable } from '../area.js'
+import { readableTarget } from '../area.js'
 import type { Config } from '../config.js'
-import { PathRefused, resolveTarget, viaFd } from '../paths.js'
+import { viaFd } from '../paths.js'
 import { DIRECTORY, withFd } from './files.js'
 
 const MAX_ENTRIES = 1000
@@ -29,11 +29,7 @@ export function lsTool(ctx: Context, config: Config): ToolDefinition<{ path: str
     concurrency: 'parallel',
     prompt: 'ls: list a directory before reading or writing in it.',
     execute(args, call) {
-      const area = areaFor(sandbox, config, call)
-      const target = resolveTarget(area.workspace, args.path, 'path')
-      if (!target.exists) throw new PathRefused(`${args.path} does not exist`)
-      checkReadable(area, target.real, args.path)
-      call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+      const target = readableTarget(sandbox, config, call, args.path, 'path')
       const entries = withFd(target.real, DIRECTORY, (fd) =>
         // Why through the fd: the listing is of the directory that was checked, not of what the path names now
         readdirSync(viaFd(fd, target.real), { withFileTypes: true }).map((d) => {

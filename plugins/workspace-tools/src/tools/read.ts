@@ -5,9 +5,9 @@
  */
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
-import { areaFor, checkReadable } from '../area.js'
+import { readableTarget } from '../area.js'
 import type { Config } from '../config.js'
-import { PathRefused, resolveTarget } from '../paths.js'
+import { PathRefused } from '../paths.js'
 import { READ, readFd, withFd } from './files.js'
 
 const DEFAULT_LINES = 2000
@@ -37,11 +37,7 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<Args & Re
     concurrency: 'parallel',
     prompt: 'read: open files with read rather than cat; it shows line numbers, which edit\'s old_string must not include. Large files: pass offset and limit.',
     execute(args, call) {
-      const area = areaFor(sandbox, config, call)
-      const target = resolveTarget(area.workspace, args.file_path, 'file_path')
-      if (!target.exists) throw new PathRefused(`${args.file_path} does not exist`)
-      checkReadable(area, target.real, args.file_path)
-      call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+      const target = readableTarget(sandbox, config, call, args.file_path, 'file_path')
       const data = withFd(target.real, READ, (fd) => readFd(fd, args.file_path, config.maxReadBytes))
       if (data.subarray(0, 8192).includes(0)) throw new PathRefused(`${args.file_path} is a binary file`)
       const lines = data.toString('utf8').split('\n')
