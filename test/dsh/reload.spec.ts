@@ -100,6 +100,14 @@ describe('dsh.yml and reload', () => {
     expect((await call('echo', { command: 'rm x' })).error?.code).toBe('DENIED')
   })
 
+  it('a failed reload leaves the services and the mode as they were (never stays never)', async () => {
+    kernel = await createKernel({ dataDir: join(dir, '.dsh'), approval: { policy: 'never' } })
+    const error = await kernel.reload({ approval: { policy: 'ask' }, tools: { mode: 'code' }, plugins: { [`${fixtures}/throws.mjs`]: {} } }).catch((e) => e)
+    expect(error?.message).toMatch(/apply exploded/)
+    expect((kernel.ctx as any).approval.settings.policy).toBe('never')
+    expect(kernel.ctx.tools.mode).toBe('native')
+  })
+
   it('calls that start during a reload wait for it; none runs under a half-applied set', async () => {
     const { call } = await start(base)
     // the new set has an asynchronous plugin: a call must not slip in before its guard exists

@@ -45,19 +45,35 @@ export async function reloadKernel(state: KernelState, config?: KernelOptions): 
   const prepared = await state.plugins.prepare(options.plugins ?? {}, baseDir)
   const tools = state.ctx.tools
   return tools.exclusive(async () => {
-    const mode = options.tools?.mode ?? 'native'
-    if (mode !== tools.mode) tools.setMode(mode)
-    for (const slot of state.slots) {
-      const next = slot.configOf(options)
-      const key = canonicalJson(next)
-      if (key === slot.key) continue
-      slot.fork.dispose()
-      slot.fork = slot.plug(next)
-      slot.key = key
+    const previousMode = tools.mode
+    const previous = state.slots.map((slot) => ({ slot, config: slot.configOf(state.options), key: slot.key }))
+    try {
+      const mode = options.tools?.mode ?? 'native'
+      if (mode !== tools.mode) tools.setMode(mode)
+      for (const slot of state.slots) {
+        const next = slot.configOf(options)
+        const key = canonicalJson(next)
+        if (key === slot.key) continue
+        slot.fork.dispose()
+        slot.fork = slot.plug(next)
+        slot.key = key
+      }
+      await state.ctx.lifecycle.flush()
+      const summary = await state.plugins.apply(prepared)
+      state.options = options
+      return summary
+    } catch (error) {
+      // nothing changes on a failed reload: the mode and every re-plugged service go back too
+      // (the plugin set has already put its old plugins back)
+      if (tools.mode !== previousMode) tools.setMode(previousMode)
+      for (const { slot, config, key } of previous) {
+        if (slot.key === key) continue
+        slot.fork.dispose()
+        slot.fork = slot.plug(config)
+        slot.key = key
+      }
+      await state.ctx.lifecycle.flush().catch(() => {})
+      throw error
     }
-    await state.ctx.lifecycle.flush()
-    const summary = await state.plugins.apply(prepared)
-    state.options = options
-    return summary
   })
 }
