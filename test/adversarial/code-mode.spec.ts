@@ -81,6 +81,22 @@ describe('the collapse at the executor', () => {
   })
 })
 
+describe('sub-calls a program does not wait for', () => {
+  it('run to their end before run_code reports, and are logged before it', async () => {
+    k = await createTestKernel({ tools: { mode: 'code' } })
+    let slowDone = false
+    k.ctx.plugin({ name: 't', inject: ['tools'], apply: (ctx: Context) => {
+      ctx.tools.register(testTool('slow', async () => { await new Promise((r) => setTimeout(r, 200)); slowDone = true; return 'slow' }, { concurrency: 'parallel' }))
+      ctx.tools.register(testTool('fast', () => 'fast', { concurrency: 'parallel' }))
+    } })
+    const result = await run(`tools.slow({}).catch(() => {}); await tools.fast({}); return 1`)
+    expect(result.value).toBe(1)
+    expect(slowDone).toBe(true)
+    const results = k.session.events().filter((e) => e.type === 'tool/result').map((e) => (e.data as any).name)
+    expect(results.indexOf('run_code')).toBe(results.length - 1)
+  })
+})
+
 describe('programs reaching past the SDK', () => {
   it('cannot call run_code from inside, or reach hidden members of tools', async () => {
     await kernel()

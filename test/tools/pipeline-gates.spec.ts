@@ -140,7 +140,16 @@ describe('gate 1: tools/pre-execute', () => {
     expect(ran).toBe(0)
   })
 
-  it('ask without an approval service is unavailable, never an allow', async () => {
+  it('an inner deny counts even when an outer listener answers without waiting for next()', async () => {
+    plugin(k, 'outer', (ctx) => { ctx.on('tools/pre-execute', (exec, next) => { next(); return { kind: 'allow' } }) })
+    plugin(k, 'inner', (ctx) => {
+      ctx.on('tools/pre-execute', async () => { await new Promise((r) => setTimeout(r, 20)); return { kind: 'deny', reason: 'late deny' } })
+    })
+    expect((await k.call('echo', {})).error).toEqual({ code: 'DENIED', message: 'late deny' })
+    expect(ran).toBe(0)
+  })
+
+  it('ask with no one to answer is unavailable, never an allow', async () => {
     plugin(k, 'ask', (ctx) => { ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'sure?' })) })
     const result = await k.call('echo', {})
     expect(result.error?.code).toBe('APPROVAL_UNAVAILABLE')

@@ -107,6 +107,18 @@ describe('gate 3: tools/execute', () => {
     expect(ran).toBe(2)
   })
 
+  it('a wrapper holding on to next() cannot start the body after the call settled', async () => {
+    let ran = 0
+    let late: Promise<unknown> | undefined
+    plugin(k, 't', (ctx) => {
+      ctx.tools.register(testTool('t', () => { ran++; return 'ok' }))
+      ctx.on('tools/execute', (exec, next) => { late = new Promise((resolve) => setTimeout(() => resolve(next().catch((e) => e)), 10)); return undefined })
+    })
+    expect((await k.call('t', {})).error?.message).toMatch(/did not call next/)
+    expect(await late).toMatchObject({ code: 'TOOL_FAILED' })
+    expect(ran).toBe(0)
+  })
+
   it('completes a call whose plugin is disposed while the body runs', async () => {
     const gate = deferred()
     const fork = plugin(k, 'p', (ctx) => {
@@ -176,6 +188,19 @@ describe('gate 4: tools/post-execute', () => {
     const garbage = await k.call('ok', {})
     expect(garbage.error?.code).toBe('BLOCKED')
     expect(JSON.stringify(garbage)).not.toContain('secret')
+  })
+
+  it('is monotone: an outer listener cannot undo an inner block or throw', async () => {
+    plugin(k, 'outer', (ctx) => {
+      ctx.on('tools/post-execute', async (input, next) => { try { await next() } catch {} return input.result })
+    })
+    const inner = plugin(k, 'inner-throws', (ctx) => { ctx.on('tools/post-execute', () => { throw new Error('redactor broke') }) })
+    const thrown = await k.call('ok', {})
+    expect(thrown.error?.code).toBe('BLOCKED')
+    expect(JSON.stringify(thrown)).not.toContain('secret')
+    inner.dispose()
+    plugin(k, 'inner-blocks', (ctx) => { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'no' })) })
+    expect((await k.call('ok', {})).error).toEqual({ code: 'BLOCKED', message: 'no' })
   })
 
   it('keeps the call identity whatever a listener returns', async () => {

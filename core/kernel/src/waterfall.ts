@@ -132,6 +132,8 @@ export function compose<I, O>(
   fallback: (input: I) => O | Promise<O>,
   mapNext?: (input: I, arg: unknown, index: number) => I,
   observe?: (outcome: unknown, threw: boolean) => void,
+  /** collects every inner dispatch `next()` started, so a caller can wait for them all */
+  started?: Array<Promise<unknown>>,
 ): Promise<O> {
   const dispatch = (index: number, current: I): Promise<O> => {
     if (index === fns.length) {
@@ -147,7 +149,12 @@ export function compose<I, O>(
         return Promise.reject(new KernelError('NEXT_CALLED_TWICE', `listener #${index + 1} called next() more than once`))
       }
       called = true
-      return dispatch(index + 1, mapNext && arg !== undefined ? mapNext(current, arg, index) : current)
+      const inner = dispatch(index + 1, mapNext && arg !== undefined ? mapNext(current, arg, index) : current)
+      if (started) {
+        started.push(inner)
+        inner.catch(() => {})
+      }
+      return inner
     }
     let out: Promise<O>
     try {

@@ -63,7 +63,12 @@ export async function execute(_env: PipelineEnv, state: CallState): Promise<Tool
   let signal = state.callerSignal
   const releases: Array<() => void> = []
   let body: Promise<ToolResult> | undefined
-  const fallback = () => (body = runBody(state, signal))
+  let closed = false
+  const fallback = () => {
+    // a wrapper holding on to next() cannot start the body after the call was settled
+    if (closed) return Promise.reject(new KernelError('TOOL_FAILED', `${name}: next() was called after the tools/execute chain had finished`))
+    return (body = runBody(state, signal))
+  }
   const mapNext = (exec: unknown, arg: unknown) => {
     const override = arg as NextOverride
     if (override && typeof override === 'object' && override.signal instanceof AbortSignal) {
@@ -79,6 +84,7 @@ export async function execute(_env: PipelineEnv, state: CallState): Promise<Tool
   } catch (error) {
     wrapperError = error
   }
+  closed = true
   try {
     if (!body) {
       return errorResult(callId, name, 'TOOL_FAILED', wrapperError

@@ -16,12 +16,26 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
   const post = state.gates.post
   if (post.length === 0) return result
   const { callId, name } = state
+  // monotone like gate 1: once any listener threw or blocked, no outer listener can take it back
+  let withheld: string | undefined
+  const observe = (outcome: unknown, threw: boolean) => {
+    if (withheld) return
+    if (threw) withheld = `a tools/post-execute listener failed, so the result is withheld: ${describeError(outcome)}`
+    else if ((outcome as BlockDecision | undefined)?.kind === 'block') {
+      const feedback = (outcome as BlockDecision).feedback
+      withheld = typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener'
+    }
+  }
+  const started: Array<Promise<unknown>> = []
   let output: ToolResult | BlockDecision
   try {
-    output = await compose(post, undefined, Object.freeze({ exec: state.exec!, result: Object.freeze(result) }), passThrough)
+    output = await compose(post, undefined, Object.freeze({ exec: state.exec!, result: Object.freeze(result) }), passThrough, undefined, observe, started)
   } catch (error) {
-    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener failed, so the result is withheld: ${describeError(error)}`)
+    observe(error, true)
+    output = result
   }
+  await Promise.allSettled(started)
+  if (withheld) return errorResult(callId, name, 'BLOCKED', withheld)
   if (output === result) return result
   if (output && (output as unknown as BlockDecision).kind === 'block') {
     const feedback = (output as unknown as BlockDecision).feedback

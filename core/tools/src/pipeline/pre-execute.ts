@@ -45,11 +45,14 @@ async function decide(state: CallState): Promise<PreToolDecision | string> {
     // at equal strictness the outer listener wins: it saw the inner decision and may combine reasons
     if (rank(seen) >= rank(strictest)) strictest = seen
   }
+  const started: Array<Promise<unknown>> = []
   try {
-    await compose(state.gates.pre, undefined, state.exec!, allow, undefined, observe)
+    await compose(state.gates.pre, undefined, state.exec!, allow, undefined, observe, started)
   } catch {
     // already observed as a failure
   }
+  // a listener that returned without waiting for next() does not outrun an inner deny
+  await Promise.allSettled(started)
   return strictest
 }
 
