@@ -106,7 +106,9 @@ export class ApprovalService extends Service implements ApprovalGate {
         // log-first: a request that is not on disk is never decided
         return denied(`the approval request could not be logged: ${describeError(error)}`)
       }
-      const decision = await this.decide(request, policy, grant)
+      // a grant revoked while the request was being logged must not answer it: look again
+      const current = grant && key !== undefined && state.grants.match(key)?.id === grant.id ? grant : undefined
+      const decision = await this.decide(request, policy, current)
       const newGrant = decision.outcome.kind === 'approved' && decision.outcome.grant === 'session' && decision.by === 'listener' && key !== undefined
         ? this.newGrant(request)
         : undefined
