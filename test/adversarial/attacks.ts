@@ -290,8 +290,8 @@ export function attackSuite(backend: LocalBackend): void {
       it('a unix server for host clients: squatting an abstract name, planting a socket file', async () => {
         setup()
         const name = `dsh-adv-squat-${process.pid}-${Date.now()}`
-        expect((await perl('serve_abstract', name)).stdout).toBe('EACCES\n')
-        expect((await perl('serve_path', path.join(ws, 'agent.sock'))).stdout).toBe('EACCES\n')
+        expect((await perl('bind_abstract', name)).stdout).toBe('EACCES\n')
+        expect((await perl('bind_path', path.join(ws, 'agent.sock'))).stdout).toBe('EACCES\n')
         expect(fs.readdirSync(ws)).toEqual([])
         // the name is still free on the host
         const server = net.createServer()

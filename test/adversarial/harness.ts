@@ -129,22 +129,5 @@ export function tree(dir: string): Record<string, string> {
   return out
 }
 
-// One perl program for every socket attack: prints "ok" or the errno name.
-export const NET_PROBE = `
-use strict; use Socket;
-my ($what, $arg) = @ARGV;
-sub fail { my ($n) = grep { $!{$_} } keys %!; print(($n // "E?") . "\\n"); exit 3 }
-my $lo = inet_aton("127.0.0.1");
-if ($what eq "tcp") {
-  socket(my $s, AF_INET, SOCK_STREAM, 0) or fail(); connect($s, pack_sockaddr_in($arg, $lo)) or fail();
-} elsif ($what eq "udp") {
-  socket(my $s, AF_INET, SOCK_DGRAM, 0) or fail(); defined(send($s, "hello", 0, pack_sockaddr_in($arg, $lo))) or fail();
-} elsif ($what eq "unix" || $what eq "abstract") {
-  my $addr = $what eq "abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
-  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); connect($s, $addr) or fail();
-} elsif ($what eq "serve_abstract" || $what eq "serve_path") {
-  my $addr = $what eq "serve_abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
-  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); bind($s, $addr) or fail(); listen($s, 1) or fail();
-}
-print "ok\\n";
-`
+// one perl script for every socket attack: prints "ok" or the errno name
+export const NET_PROBE = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/net-probe.pl'), 'utf8')

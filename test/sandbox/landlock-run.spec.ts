@@ -127,36 +127,8 @@ const readPid = (file: string) => () => {
   return /^\d+$/.test(text) ? Number(text) : undefined
 }
 
-// One perl script for every socket attack: prints "ok" or the errno name.
-const NET_PROBE = `
-use strict; use Socket;
-my ($what, $arg) = @ARGV;
-sub fail { my ($n) = grep { $!{$_} } keys %!; print(($n // "E?") . "\\n"); exit 3 }
-my $lo = inet_aton("127.0.0.1");
-if ($what eq "tcp") {
-  socket(my $s, AF_INET, SOCK_STREAM, 0) or fail(); connect($s, pack_sockaddr_in($arg, $lo)) or fail();
-} elsif ($what eq "udp") {
-  socket(my $s, AF_INET, SOCK_DGRAM, 0) or fail(); defined(send($s, "hello", 0, pack_sockaddr_in($arg, $lo))) or fail();
-} elsif ($what eq "unix" || $what eq "abstract") {
-  # Node binds abstract names NUL-padded to the full sun_path, so match that.
-  my $addr = $what eq "abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
-  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); connect($s, $addr) or fail();
-} elsif ($what eq "socket") {
-  my %t = (inet6 => [AF_INET6, SOCK_STREAM], netlink => [16, SOCK_RAW], unix_dgram => [AF_UNIX, SOCK_DGRAM],
-           unix_stream => [AF_UNIX, SOCK_STREAM], unix_seqpacket => [AF_UNIX, SOCK_SEQPACKET]);
-  socket(my $s, $t{$arg}[0], $t{$arg}[1], 0) or fail();
-} elsif ($what eq "bind_abstract" || $what eq "bind_path") {
-  my $addr = $what eq "bind_abstract" ? pack("S a108", AF_UNIX, "\\0$arg") : pack_sockaddr_un($arg);
-  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); bind($s, $addr) or fail(); listen($s, 1) or fail();
-} elsif ($what eq "listen") {
-  socket(my $s, AF_UNIX, SOCK_STREAM, 0) or fail(); listen($s, 1) or fail();
-} elsif ($what eq "socketpair_dgram") {
-  socketpair(my $a, my $b, AF_UNIX, SOCK_DGRAM, 0) or fail();
-} elsif ($what eq "io_uring") {
-  syscall(425, 8, 0) == -1 and fail();   # io_uring_setup(8, NULL)
-}
-print "ok\\n";
-`
+// one perl script for every socket attack: prints "ok" or the errno name
+const NET_PROBE = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/net-probe.pl'), 'utf8')
 
 // Raw x86_64 syscalls for the metadata filter: prints "ok" or the errno name.
 // Numbers, not libc wrappers, so that each syscall is attacked by itself.
