@@ -4,16 +4,11 @@
  * without a decision and that nobody here is waiting for was cut short by a
  * crash: it is `interrupted`, and nothing was approved for it.
  */
-import type { JsonObject, Session, SessionEvent } from '@dsh/kernel'
-import type { SandboxModeName } from '@dsh/tools'
+import type { Session, SessionEvent, SessionEvents } from '@dsh/kernel'
+import './events.js'
 
-export interface PendingApproval {
-  id: string
-  callId: string
-  name: string
-  arguments?: JsonObject
-  reason?: string
-  sandboxMode?: SandboxModeName
+/** What `approval/asked` said of the request, and where it stands. */
+export interface PendingApproval extends Pick<SessionEvents['approval/asked'], 'id' | 'callId' | 'name' | 'arguments' | 'reason' | 'sandboxMode'> {
   /** the `seq` of its `approval/asked` event */
   askedSeq: number
   state: 'pending' | 'interrupted'

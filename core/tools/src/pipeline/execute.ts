@@ -38,7 +38,6 @@ async function runBody(state: CallState, signal: AbortSignal): Promise<ToolResul
   const exec = state.exec!
   // the caller may have given up while the gates ran: the body never starts then
   if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
-  state.dispatched = true
   const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, approvedSandboxMode: state.approvedSandboxMode, record: (facts) => Object.assign(state.record, facts) }
   try {
     const output = await entry.def.execute(exec.arguments, call)

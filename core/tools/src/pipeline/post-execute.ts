@@ -34,7 +34,7 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
     observe(error, true)
     output = result
   }
-  await Promise.allSettled(started)
+  if (started.length) await Promise.allSettled(started)
   if (withheld) return errorResult(callId, name, 'BLOCKED', withheld)
   if (output === result) return result
   if (output && (output as unknown as BlockDecision).kind === 'block') {

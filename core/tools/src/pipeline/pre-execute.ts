@@ -52,7 +52,7 @@ async function decide(state: CallState): Promise<PreToolDecision | string> {
     // already observed as a failure
   }
   // a listener that returned without waiting for next() does not outrun an inner deny
-  await Promise.allSettled(started)
+  if (started.length) await Promise.allSettled(started)
   return strictest
 }
 

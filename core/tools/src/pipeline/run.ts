@@ -44,7 +44,6 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
       guards: env.registry.guards,
     },
     record: {},
-    dispatched: false,
   }
   let result: ToolResult
   try {

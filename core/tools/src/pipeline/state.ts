@@ -45,8 +45,6 @@ export interface CallState {
   record: Record<string, JsonValue>
   /** a sandbox mode an approval granted for this call */
   approvedSandboxMode?: SandboxModeName
-  /** set once the body was dispatched */
-  dispatched: boolean
 }
 
 export type Step = (env: PipelineEnv, state: CallState) => Promise<ToolResult | undefined> | ToolResult | undefined
