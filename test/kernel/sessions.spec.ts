@@ -106,6 +106,27 @@ describe('Session', () => {
     expect(() => new Session(dir, { id: 'link' })).toThrow(KernelError)
   })
 
+  it.skipIf(!canMountTmpfs)('drops every event of a failed batch, posted ones too, and refuses what follows', async () => {
+    const full = join(dir, 'small2')
+    mkdirSync(full)
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', full])
+    let session: Session | undefined
+    try {
+      session = new Session(full, { id: 'full' })
+      await session.append('turn/begin', { turn: 1 })
+      writeFileSync(join(full, 'filler'), Buffer.alloc(8 * 1024))
+      session.post('turn/end', { turn: 1, pad: 'x'.repeat(8 * 1024) } as any)
+      const written = session.write('turn/begin', { turn: 2 })
+      await expect(written).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_WRITE_FAILED'))
+      expect(session.events().map((e) => e.seq)).toEqual([1])
+      expect(() => session!.post('turn/end', { turn: 2 })).toThrow(/cannot append/)
+      await expect(session.flush()).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_WRITE_FAILED'))
+    } finally {
+      session?.close()
+      execFileSync('umount', [full])
+    }
+  })
+
   it.skipIf(!canMountTmpfs)('fails every append once the disk is full', async () => {
     const full = join(dir, 'small')
     mkdirSync(full)
@@ -141,6 +162,53 @@ describe('Session', () => {
     session.appendLater('turn/end', { turn: 2 })
     await session.flush()
     expect(lines(session.path)).toHaveLength(3)
+  })
+
+  it('writes each line exactly as JSON.stringify would write the event', async () => {
+    const session = new Session(dir, { id: 'envelope' })
+    await session.append('odd/"type"\\' as any, { text: 'line\nbreak \u2028 "quoted"', n: -0, nested: [{ a: null }] })
+    await session.append('turn/begin', { turn: 1 })
+    const text = readFileSync(session.path, 'utf8').split('\n').filter(Boolean)
+    expect(text).toEqual(session.events().map((event) => JSON.stringify(event)))
+  })
+
+  it('refuses data that is not a JSON object with INVALID_EVENT, in every append form', async () => {
+    const session = new Session(dir, { id: 'nodata' })
+    await expect(session.append('turn/begin', undefined as any)).rejects.toSatisfy((e) => KernelError.is(e, 'INVALID_EVENT'))
+    await expect(session.write('turn/begin', { turn: 10n } as any)).rejects.toSatisfy((e) => KernelError.is(e, 'INVALID_EVENT'))
+    expect(() => session.post('turn/begin', { turn: 10n } as any)).toThrow(/turn\/begin cannot be serialized/)
+    expect(session.events()).toHaveLength(0)
+    expect(session.failure).toBeUndefined()
+    await session.append('turn/begin', { turn: 1 })
+    expect(lines(session.path).map((e) => e.seq)).toEqual([1])
+  })
+
+  it('write resolves once its line is in the file; a posted line rides along with it', async () => {
+    const session = new Session(dir, { id: 'hot' })
+    session.post('turn/end', { turn: 0 })
+    expect(readFileSync(session.path, 'utf8')).toBe('')
+    const written = session.write('turn/begin', { turn: 1 })
+    const again = session.write('turn/begin', { turn: 2 })
+    await written
+    expect(lines(session.path).map((e) => e.data.turn)).toEqual([0, 1, 2])
+    await again
+  })
+
+  it('writes a posted line on the next turn of the event loop when nothing else is written', async () => {
+    const session = new Session(dir, { id: 'posted' })
+    for (let i = 0; i < 3; i++) session.post('turn/begin', { turn: i })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(lines(session.path).map((e) => e.data.turn)).toEqual([0, 1, 2])
+  })
+
+  it('flush waits for the fsync of a durable event still under way', async () => {
+    const session = new Session(dir, { id: 'syncing' })
+    const durable = session.append('sandbox/mode' as any, { mode: 'read-only' })
+    let synced = false
+    durable.then(() => { synced = true })
+    await session.flush()
+    await Promise.resolve()
+    expect(synced).toBe(true)
   })
 
   it('rejects appends after close', async () => {

@@ -39,6 +39,12 @@ describe('ctx.waterfall', () => {
     expect(fell).toBe(false)
   })
 
+  it('a listener that neither calls next nor returns anything still settles the chain', async () => {
+    const ctx = await root()
+    ctx.on('test/wf', (() => undefined) as any)
+    await expect(ctx.waterfall('test/wf', [], () => ['fallback'])).resolves.toBeUndefined()
+  })
+
   it('rejects a second next() call', async () => {
     const ctx = await root()
     let second: unknown

@@ -255,6 +255,43 @@ describe('finalize', () => {
     expect(events[1].data).toMatchObject({ callId: result.callId, name: 't', isError: false })
   })
 
+  it('freezes the whole result also after a post-execute listener saw it, and with a finalizer', async () => {
+    plugin(k, 'p', (ctx) => {
+      ctx.tools.register(testTool('t', () => ({ content: 'x', value: { deep: { list: [1] } } })))
+      ctx.tools.register({ ...testTool('f', () => 'y'), finalizeContent: () => [{ type: 'text', text: 'rewritten' }] })
+      ctx.on('tools/post-execute', (input, next) => next())
+    })
+    for (const name of ['t', 'f']) {
+      const result = await k.call(name, {})
+      expect(result.isError).toBe(false)
+      expect(Object.isFrozen(result.content)).toBe(true)
+      expect(result.content.every((block) => Object.isFrozen(block))).toBe(true)
+    }
+    const withValue = await k.call('t', {})
+    expect(Object.isFrozen((withValue.value as any).deep.list)).toBe(true)
+    expect(() => { (withValue.content as any).push({ type: 'text', text: 'smuggled' }) }).toThrow(TypeError)
+  })
+
+  it('a finalizer that returns malformed blocks fails the call instead of passing them on', async () => {
+    plugin(k, 'p', (ctx) => {
+      ctx.tools.register({ ...testTool('f', () => 'y'), finalizeContent: () => [{ type: 'text', text: 42 }] as any })
+    })
+    const result = await k.call('f', {})
+    expect(result.error?.code).toBe('TOOL_FAILED')
+    expect(result.error?.message).toMatch(/content\[0\]\.text must be a string/)
+  })
+
+  it('logs the result line even when a body recorded a fact that is not JSON', async () => {
+    plugin(k, 'p', (ctx) => {
+      ctx.tools.register(testTool('t', (args, call) => { call.record({ size: 10n } as any); return 'x' }))
+    })
+    const result = await k.call('t', {})
+    expect(result.isError).toBe(false)
+    const logged = eventsOf(k, result.callId)[1]
+    expect(logged.type).toBe('tool/result')
+    expect(logged.data).toMatchObject({ isError: false, unloggable: expect.stringMatching(/recorded facts/) })
+  })
+
   it('records audit facts a body adds', async () => {
     plugin(k, 'p', (ctx) => {
       ctx.tools.register(testTool('t', (args, call) => { call.record({ sandbox: { backend: 'bwrap', enforcement: 'full' } }); return 'x' }))

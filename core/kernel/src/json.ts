@@ -109,11 +109,38 @@ export function snapshot<T = JsonValue>(value: unknown, limits: SnapshotLimits =
   return copy(value, 0) as T
 }
 
-/** Freeze a value and everything reachable from it. Returns the same value. */
+/**
+ * Freeze a value and everything reachable from it, also below objects that were
+ * already (shallowly) frozen. Returns the same value.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
+  if (value !== null && typeof value === 'object') freezeAll(value, new Set())
+  return value
+}
+
+function freezeAll(value: object, seen: Set<object>): void {
+  if (seen.has(value)) return
+  seen.add(value)
   Object.freeze(value)
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key]
+    if (child !== null && typeof child === 'object') freezeAll(child, seen)
+  }
+}
+
+/**
+ * Freeze what `snapshot` returned: a fresh tree of plain objects and arrays (no
+ * cycles, no sharing, no accessors), so no visited set is needed.
+ */
+export function freezeSnapshot<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    Object.freeze(value)
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) freezeSnapshot(value[i])
+    } else {
+      for (const key of Object.keys(value)) freezeSnapshot((value as Record<string, unknown>)[key])
+    }
+  }
   return value
 }
 

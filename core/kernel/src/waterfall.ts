@@ -117,6 +117,8 @@ export function listenerList(ctx: Context, name: string): ListenerList {
   return list
 }
 
+const ignore = () => {}
+
 /**
  * Run `input` through `fns` in order. Each listener gets `next(arg?)`; calling it
  * twice rejects with `NEXT_CALLED_TWICE`. `mapNext` turns the argument a
@@ -124,6 +126,10 @@ export function listenerList(ctx: Context, name: string): ListenerList {
  * default passes the same input on). `observe` sees what every listener
  * settled with (a value, or a throw), including those an outer listener then
  * overrode — the tools pipeline uses it to keep decisions monotone.
+ *
+ * A listener that returns the very promise `next()` gave it settles with the
+ * inner outcome, which is already observed and awaited through it: that common
+ * case costs no extra promise.
  */
 export function compose<I, O>(
   fns: readonly AnyFn[],
@@ -132,38 +138,56 @@ export function compose<I, O>(
   fallback: (input: I) => O | Promise<O>,
   mapNext?: (input: I, arg: unknown, index: number) => I,
   observe?: (outcome: unknown, threw: boolean) => void,
-  /** collects every inner dispatch `next()` started, so a caller can wait for them all */
+  /**
+   * collects every inner dispatch `next()` started that its listener did not
+   * hand back, so a caller can wait for them all
+   */
   started?: Array<Promise<unknown>>,
 ): Promise<O> {
+  const observed = observe && {
+    ok: (value: O) => { observe(value, false); return value },
+    failed: (error: unknown): never => { observe(error, true); throw error },
+  }
+  const last = fns.length - 1
   const dispatch = (index: number, current: I): Promise<O> => {
-    if (index === fns.length) {
+    if (index > last) {
       try {
         return Promise.resolve(fallback(current))
       } catch (error) {
         return Promise.reject(error)
       }
     }
+    let inner: Promise<O> | undefined
     let called = false
+    let returned = false
     const next = (arg?: unknown) => {
       if (called) {
         return Promise.reject(new KernelError('NEXT_CALLED_TWICE', `listener #${index + 1} called next() more than once`))
       }
       called = true
-      const inner = dispatch(index + 1, mapNext && arg !== undefined ? mapNext(current, arg, index) : current)
-      if (started) {
+      inner = dispatch(index + 1, mapNext && arg !== undefined ? mapNext(current, arg, index) : current)
+      if (started && returned) {
+        // the listener has already settled: nobody chains on this dispatch
         started.push(inner)
-        inner.catch(() => {})
+        inner.catch(ignore)
       }
       return inner
     }
     let out: Promise<O>
     try {
-      out = Promise.resolve(fns[index].call(thisArg, current, next))
+      out = fns[index].call(thisArg, current, next)
     } catch (error) {
       out = Promise.reject(error)
     }
-    if (!observe) return out
-    return out.then((value) => { observe(value, false); return value }, (error) => { observe(error, true); throw error })
+    returned = true
+    // handed back as is: its outcome is the inner one (observed there, unless it is the fallback's)
+    if (inner !== undefined && out === inner && (index < last || !observed)) return out
+    if (inner && started) {
+      started.push(inner)
+      inner.catch(ignore)
+    }
+    out = Promise.resolve(out)
+    return observed ? out.then(observed.ok, observed.failed) : out
   }
   return dispatch(0, input)
 }

@@ -3,7 +3,7 @@
  * becomes an error result with a closed code.
  */
 import type { JsonValue, ResultErrorCode } from '@dsh/kernel'
-import { snapshot } from '@dsh/kernel'
+import { deepFreeze, snapshot } from '@dsh/kernel'
 import type { ContentBlock, ToolOutput, ToolResult } from './types.js'
 
 export function errorResult(callId: string, name: string, code: ResultErrorCode, message: string): ToolResult {
@@ -76,4 +76,17 @@ export function checkResult(candidate: unknown): ToolResult {
 /** The text of a result's content blocks, joined. */
 export function resultText(result: ToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+}
+
+/**
+ * Freeze a result all the way down: its content blocks, its error and its
+ * value, also when an earlier step froze only the top (gate 4 does, so no
+ * listener can flip `isError` in place).
+ */
+export function freezeResult(result: ToolResult): ToolResult {
+  for (const block of result.content) Object.freeze(block)
+  Object.freeze(result.content)
+  if (result.error) Object.freeze(result.error)
+  if (result.value !== undefined) deepFreeze(result.value)
+  return Object.freeze(result)
 }

@@ -1,32 +1,55 @@
 /**
- * The append-only JSONL writer behind a session. Appends made in the same
- * synchronous stretch are batched into one `write`; the batch is written at the
- * end of the current microtask queue, so `append` resolves only once its line is
+ * The append-only JSONL writer behind a session. Lines queued in the same
+ * synchronous stretch form one batch, written with one `write` at the end of
+ * the current microtask queue; a waiting append resolves only once its line is
  * in the file (the page cache), and — for durable classes — after `fsync`.
- * A line written `later` waits for the next urgent write or the next turn of the
- * event loop, whichever comes first, so back-to-back calls share one `write`.
- * A failed write rejects every append of the batch and leaves the writer
- * failed: later appends reject too (an audit log with holes is worse than none).
+ * A line written `later` waits for the next urgent write or the next turn of
+ * the event loop, whichever comes first, so back-to-back calls share one
+ * `write`. Every waiter of a batch shares one promise: the hot path allocates
+ * nothing per line but the line.
+ *
+ * A failed write rejects every waiter of the batch, hands the batch's tags to
+ * `lost`, and leaves the writer failed: later writes reject too (an audit log
+ * with holes is worse than none).
  */
 import { closeSync, constants, fstatSync, fsync, openSync, writeSync } from 'node:fs'
 import { KernelError } from '../errors.js'
 
-interface Pending {
-  line: string
-  durable: boolean
-  resolve: () => void
-  reject: (error: unknown) => void
+class Deferred {
+  readonly promise: Promise<void>
+  resolve!: () => void
+  reject!: (error: unknown) => void
+  constructor() {
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+    })
+  }
+}
+
+/** One batch: its lines, what each stands for, and who waits for it. */
+class Batch {
+  lines: string[] = []
+  tags: unknown[] = []
+  /** the tags of the durable lines, if any: they need the fsync */
+  durable?: unknown[]
+  /** waiters for the write (non-durable lines) */
+  written?: Deferred
+  /** waiters for the fsync (durable lines) */
+  synced?: Deferred
 }
 
 export class LogWriter {
   private fd: number
-  private queue: Pending[] = []
-  private scheduled = false
-  private lazy = false
+  private batch = new Batch()
+  private microtask = false
+  private immediate = false
+  private syncing?: Promise<void>
   private failure?: KernelError
   private closed = false
 
-  constructor(readonly path: string) {
+  /** `lost` receives the tags of lines that did not reach the file. */
+  constructor(readonly path: string, private lost: (tags: unknown[]) => void = () => {}) {
     // O_NOFOLLOW: a symlink planted at the log's path is refused, not followed
     this.fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
     if (!fstatSync(this.fd).isFile()) {
@@ -39,54 +62,102 @@ export class LogWriter {
     return this.failure
   }
 
-  write(line: string, durable: boolean, later = false): Promise<void> {
-    if (this.closed) return Promise.reject(new KernelError('SESSION_CLOSED', `session log ${this.path} is closed`))
-    if (this.failure) return Promise.reject(this.failure)
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line, durable, resolve, reject })
-      if (later && !durable) {
-        if (!this.lazy && !this.scheduled) {
-          this.lazy = true
-          setImmediate(() => this.flush())
-        }
-      } else if (!this.scheduled) {
-        this.scheduled = true
-        queueMicrotask(() => this.flush())
-      }
-    })
+  /** Why a write cannot be queued now, if it cannot. */
+  refusal(): KernelError | undefined {
+    if (this.closed) return new KernelError('SESSION_CLOSED', `session log ${this.path} is closed`)
+    return this.failure
   }
 
-  /** Resolves once everything queued so far is written (or rejects with the failure). */
+  /**
+   * Queue `line` (check `refusal()` first). With `wait`, returns a promise that
+   * resolves once the line is written (fsynced when `durable`); without, the
+   * outcome shows only as `failed`. Durable lines are never deferred.
+   */
+  write(line: string, tag: unknown, durable: boolean, later: boolean, wait: true): Promise<void>
+  write(line: string, tag: unknown, durable: boolean, later: boolean, wait: false): undefined
+  write(line: string, tag: unknown, durable: boolean, later: boolean, wait: boolean): Promise<void> | undefined {
+    const batch = this.batch
+    batch.lines.push(line)
+    batch.tags.push(tag)
+    if (durable) (batch.durable ??= []).push(tag)
+    if (!later || durable) this.urgent()
+    else if (!this.microtask && !this.immediate) {
+      this.immediate = true
+      setImmediate(this.onImmediate)
+    }
+    if (!wait) return undefined
+    return durable ? (batch.synced ??= new Deferred()).promise : (batch.written ??= new Deferred()).promise
+  }
+
+  /** Resolves once everything queued so far is written, and every fsync it needs or that is under way is done. */
   drain(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure)
-    if (!this.queue.length) return Promise.resolve()
-    return this.write('', false)
+    const batch = this.batch
+    const waits: Array<Promise<void>> = []
+    if (this.syncing) waits.push(this.syncing)
+    if (batch.lines.length) {
+      this.urgent()
+      waits.push((batch.written ??= new Deferred()).promise)
+      if (batch.durable) waits.push((batch.synced ??= new Deferred()).promise)
+    }
+    return waits.length <= 1 ? waits[0] ?? Promise.resolve() : Promise.all(waits).then(() => {})
+  }
+
+  private urgent(): void {
+    if (this.microtask) return
+    this.microtask = true
+    queueMicrotask(this.onMicrotask)
+  }
+
+  private onMicrotask = (): void => {
+    this.microtask = false
+    this.flush()
+  }
+
+  private onImmediate = (): void => {
+    this.immediate = false
+    // an urgent write already scheduled takes the deferred lines with it
+    if (!this.microtask) this.flush()
   }
 
   private flush(): void {
-    this.scheduled = false
-    this.lazy = false
-    const batch = this.queue
-    this.queue = []
-    if (!batch.length) return
+    const batch = this.batch
+    if (!batch.lines.length) return
+    this.batch = new Batch()
     try {
-      this.writeAll(batch.length === 1 ? batch[0].line : batch.map((p) => p.line).join(''))
+      this.writeAll(batch.lines.length === 1 ? batch.lines[0] : batch.lines.join(''))
     } catch (cause) {
-      this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause })
-      for (const p of batch) p.reject(this.failure)
+      this.fail(new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause }), batch, batch.tags)
       return
     }
-    const durable: Pending[] = []
-    for (const p of batch) {
-      if (p.durable) durable.push(p)
-      else p.resolve()
-    }
-    if (!durable.length) return
-    fsync(this.fd, (error) => {
-      if (!error) return durable.forEach((p) => p.resolve())
-      this.failure = new KernelError('SESSION_WRITE_FAILED', `cannot fsync ${this.path}: ${error.message}`, { cause: error })
-      durable.forEach((p) => p.reject(this.failure))
+    batch.written?.resolve()
+    if (batch.durable) this.sync(batch)
+  }
+
+  private sync(batch: Batch): void {
+    const previous = this.syncing
+    const done = new Promise<void>((resolve) => {
+      fsync(this.fd, (error) => {
+        if (this.syncing === done) this.syncing = undefined
+        resolve()
+        if (!error) return batch.synced?.resolve()
+        // the lines are in the page cache but not on disk: the durable ones are lost, and the log with them
+        this.fail(new KernelError('SESSION_WRITE_FAILED', `cannot fsync ${this.path}: ${error.message}`, { cause: error }), batch, batch.durable!)
+      })
     })
+    this.syncing = previous ? Promise.all([previous, done]).then(() => {}) : done
+  }
+
+  private fail(failure: KernelError, batch: Batch, lost: unknown[]): void {
+    this.failure ??= failure
+    batch.written?.reject(failure)
+    batch.synced?.reject(failure)
+    // nobody may be waiting: the rejection is reported through `failed`
+    batch.written?.promise.catch(() => {})
+    batch.synced?.promise.catch(() => {})
+    try {
+      this.lost(lost)
+    } catch {}
   }
 
   /** Write all of `text`; the common case is one string write with no Buffer copy. */

@@ -19,6 +19,18 @@ export interface SessionOptions {
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
+// event types are few: their JSON form is kept rather than rebuilt per line
+const QUOTED = new Map<string, string>()
+
+function quoted(type: string): string {
+  let text = QUOTED.get(type)
+  if (text === undefined) {
+    text = JSON.stringify(type)
+    if (QUOTED.size < 1024) QUOTED.set(type, text)
+  }
+  return text
+}
+
 export class Session {
   readonly id: string
   readonly path: string
@@ -27,6 +39,8 @@ export class Session {
   private list: SessionEvent[]
   private seq: number
   private writer: LogWriter
+  /** the line `encode` built last */
+  private line = ''
   private turn = 0
   private open = false
   private closeListeners = new Set<() => void>()
@@ -43,7 +57,7 @@ export class Session {
     this.recovery = recover(this.path)
     this.list = this.recovery.events
     this.seq = this.list.reduce((max, event) => Math.max(max, event.seq), 0)
-    this.writer = new LogWriter(this.path)
+    this.writer = new LogWriter(this.path, (lost) => this.drop(lost))
     if (this.recovery.reason) {
       // reported in the log itself, never fatal
       this.append('session/recovered', {
@@ -74,29 +88,80 @@ export class Session {
     return this.enqueue(type, data, true)
   }
 
+  /**
+   * `append` for the hot path: resolves (with nothing) once the line is
+   * written, sharing one promise with every append of the same batch.
+   */
+  write<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<void> {
+    const refusal = this.writer.refusal()
+    if (refusal) return Promise.reject(refusal)
+    let event: SessionEvent<K>
+    try {
+      event = this.encode(type, data)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.writer.write(this.line, event, isDurable(type), false, true)
+  }
+
+  /**
+   * `appendLater` without a promise: nothing waits for the line. A failure to
+   * write it shows as `failure` and fails every later append; an event that
+   * cannot be serialized throws `INVALID_EVENT` here.
+   */
+  post<K extends SessionEventType>(type: K, data: SessionEvents[K]): void {
+    const refusal = this.writer.refusal()
+    if (refusal) throw refusal
+    const event = this.encode(type, data)
+    const durable = isDurable(type)
+    if (durable) {
+      // a durable event is written now, and its fsync failure still fails the log
+      this.writer.write(this.line, event, true, false, true).catch(() => {})
+    } else {
+      this.writer.write(this.line, event, false, true, false)
+    }
+  }
+
   /** Resolves once every event appended so far is written. */
   flush(): Promise<void> {
     return this.writer.drain()
   }
 
   private enqueue<K extends SessionEventType>(type: K, data: SessionEvents[K], later: boolean): Promise<SessionEvent<K>> {
-    const failure = this.writer.failed
-    if (failure) return Promise.reject(failure)
-    const event: SessionEvent<K> = { seq: this.seq + 1, time: Date.now(), type, data }
-    let line: string
+    const refusal = this.writer.refusal()
+    if (refusal) return Promise.reject(refusal)
+    let event: SessionEvent<K>
     try {
-      line = JSON.stringify(event) + '\n'
-    } catch (cause) {
-      return Promise.reject(new KernelError('INVALID_EVENT', `event ${type} cannot be serialized: ${(cause as Error).message}`, { cause }))
+      event = this.encode(type, data)
+    } catch (error) {
+      return Promise.reject(error)
     }
+    return this.writer.write(this.line, event, isDurable(type), later, true).then(() => event)
+  }
+
+  /** Build the event and its line (left in `line`), number it, and add it to the list. */
+  private encode<K extends SessionEventType>(type: K, data: SessionEvents[K]): SessionEvent<K> {
+    const event: SessionEvent<K> = { seq: this.seq + 1, time: Date.now(), type, data }
+    let json: string | undefined
+    try {
+      json = JSON.stringify(data)
+    } catch (cause) {
+      throw new KernelError('INVALID_EVENT', `event ${type} cannot be serialized: ${(cause as Error).message}`, { cause })
+    }
+    if (typeof json !== 'string') throw new KernelError('INVALID_EVENT', `event ${type} has no JSON data (got ${typeof data})`)
+    // the envelope by hand: the same text JSON.stringify(event) gives, without walking it again
+    this.line = `{"seq":${event.seq},"time":${event.time},"type":${quoted(type)},"data":${json}}\n`
     this.seq = event.seq
     this.list.push(event)
-    return this.writer.write(line, isDurable(type), later).then(() => event, (error) => {
-      // what did not reach the file is not part of the session
-      const at = this.list.lastIndexOf(event)
-      if (at >= 0) this.list.splice(at, 1)
-      throw error
-    })
+    return event
+  }
+
+  /** Drop events whose lines did not reach the file: they are not part of the session. */
+  private drop(lost: unknown[]): void {
+    const gone = new Set(lost)
+    let kept = 0
+    for (const event of this.list) if (!gone.has(event)) this.list[kept++] = event
+    this.list.length = kept
   }
 
   /** The events of this session, in order (the in-memory list; do not mutate). */

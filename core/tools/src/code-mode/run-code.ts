@@ -60,12 +60,12 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
           const fused = fuseSignals(call.signal, runSignal)
           try {
             // written with the sub-call's own tool/call, in order, by one write
-            call.session.appendLater('tool/code-dispatch-start', { callId, parent: call.callId, name }).catch(() => {})
+            call.session.post('tool/code-dispatch-start', { callId, parent: call.callId, name })
             const running = scheduler.run(tools.concurrency(name, subArgs, scope), () =>
               tools.execute({ callId, name, arguments: subArgs, session: call.session, signal: fused.signal, scope, parent }))
             inflight.add(running)
             const result = await running.finally(() => inflight.delete(running))
-            call.session.appendLater('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code }).catch(() => {})
+            call.session.post('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
             return toOutcome(result)
           } catch (error) {
             return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }

@@ -8,7 +8,7 @@
  */
 import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
 import { errorResult, outputToResult } from '../results.js'
-import type { ToolCall, ToolResult } from '../types.js'
+import type { ToolCall, ToolOutput, ToolResult } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
 
 interface NextOverride {
@@ -40,8 +40,10 @@ async function runBody(state: CallState, signal: AbortSignal): Promise<ToolResul
   if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
   const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, approvedSandboxMode: state.approvedSandboxMode, record: (facts) => Object.assign(state.record, facts) }
   try {
-    const output = await entry.def.execute(exec.arguments, call)
-    return abortedResult(state, signal) ?? outputToResult(callId, name, output)
+    let output = entry.def.execute(exec.arguments, call)
+    // a body that answers at once is not sent round the microtask queue
+    if (output && typeof (output as Promise<unknown>).then === 'function') output = await output
+    return abortedResult(state, signal) ?? outputToResult(callId, name, output as ToolOutput)
   } catch (error) {
     const aborted = abortedResult(state, signal)
     if (aborted) return aborted

@@ -3,8 +3,8 @@
  * freeze, the `tool/result` event, then the `tools/result` observers one by
  * one — a throwing observer breaks nothing.
  */
-import { deepFreeze, describeError, unwrapListener } from '@dsh/kernel'
-import { errorResult } from '../results.js'
+import { describeError, unwrapListener } from '@dsh/kernel'
+import { errorResult, freezeResult, normalizeContent } from '../results.js'
 import type { ToolResult } from '../types.js'
 import { execOf, type CallState, type PipelineEnv } from './state.js'
 
@@ -15,22 +15,32 @@ function applyFinalizer(state: CallState, result: ToolResult): ToolResult {
     const content = finalizer(execOf(state), result)
     if (content === undefined) return result
     if (!Array.isArray(content)) throw new TypeError('finalizeContent must return content blocks or undefined')
-    return { ...result, content }
+    return { ...result, content: normalizeContent(content) }
   } catch (error) {
     // a failing finalizer must not leak the content it would have rewritten
     return errorResult(state.callId, state.name, 'TOOL_FAILED', `finalizeContent of ${state.name} failed: ${describeError(error)}`)
   }
 }
 
-export async function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): Promise<ToolResult> {
-  let result = deepFreeze(applyFinalizer(state, outcome))
-  const data: Record<string, unknown> = { ...state.record, ...result }
+export function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): ToolResult {
+  const finalized = applyFinalizer(state, outcome)
   // the result line shares the next write (the next call's `tool/call`, or the next
-  // turn of the event loop); a failed write fails every later call closed
-  state.session.appendLater('tool/result', data as any).catch(() => {})
+  // turn of the event loop); a failed write fails every later call closed. It is
+  // built before the freeze: serializing a frozen object takes V8's slow path.
+  try {
+    state.session.post('tool/result', { ...state.record, ...finalized } as any)
+  } catch (error) {
+    // a fact a body recorded that is not JSON must not cost the call its result line
+    if (!state.session.failure) {
+      try {
+        state.session.post('tool/result', { ...finalized, unloggable: `recorded facts: ${describeError(error)}` } as any)
+      } catch {}
+    }
+  }
+  let result = freezeResult(finalized)
   const failure = state.session.failure
   if (failure && !result.isError) {
-    result = deepFreeze(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(failure)}`))
+    result = freezeResult(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(failure)}`))
   }
   notify(env, state, result)
   return result

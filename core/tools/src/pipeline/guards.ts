@@ -5,21 +5,37 @@
  */
 import { describeError } from '@dsh/kernel'
 import { errorResult } from '../results.js'
+import type { GuardEntry } from '../registry.js'
 import type { ToolResult } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
 
-export async function runGuards(_env: PipelineEnv, state: CallState): Promise<ToolResult | undefined> {
-  const { callId, name } = state
-  for (const guard of state.gates.guards) {
+/** Synchronous while the guards are; the first guard that answers with a promise moves the rest onto it. */
+export function runGuards(_env: PipelineEnv, state: CallState, from = 0): ToolResult | undefined | Promise<ToolResult | undefined> {
+  const guards = state.gates.guards
+  for (let i = from; i < guards.length; i++) {
     let verdict: unknown
     try {
-      verdict = guard.fn(state.exec!)
-      if (verdict && typeof (verdict as Promise<unknown>).then === 'function') verdict = await verdict
+      verdict = guards[i].fn(state.exec!)
     } catch (error) {
-      return errorResult(callId, name, 'DENIED', `guard of plugin ${guard.ownerName} failed: ${describeError(error)}`)
+      return failed(state, guards[i], error)
     }
-    if (verdict === undefined || verdict === null) continue
-    if (typeof verdict === 'string' && verdict) return errorResult(callId, name, 'DENIED', verdict)
-    return errorResult(callId, name, 'DENIED', `guard of plugin ${guard.ownerName} returned ${JSON.stringify(verdict) ?? typeof verdict}, not a reason or undefined`)
+    if (verdict && typeof (verdict as Promise<unknown>).then === 'function') {
+      return Promise.resolve(verdict).then(
+        (settled) => judge(state, guards[i], settled) ?? runGuards(_env, state, i + 1),
+        (error) => failed(state, guards[i], error),
+      )
+    }
+    const refused = judge(state, guards[i], verdict)
+    if (refused) return refused
   }
+}
+
+function failed(state: CallState, guard: GuardEntry, error: unknown): ToolResult {
+  return errorResult(state.callId, state.name, 'DENIED', `guard of plugin ${guard.ownerName} failed: ${describeError(error)}`)
+}
+
+function judge(state: CallState, guard: GuardEntry, verdict: unknown): ToolResult | undefined {
+  if (verdict === undefined || verdict === null) return
+  if (typeof verdict === 'string' && verdict) return errorResult(state.callId, state.name, 'DENIED', verdict)
+  return errorResult(state.callId, state.name, 'DENIED', `guard of plugin ${guard.ownerName} returned ${JSON.stringify(verdict) ?? typeof verdict}, not a reason or undefined`)
 }

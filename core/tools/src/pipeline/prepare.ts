@@ -4,12 +4,10 @@
  * the caller may not execute (the code-mode collapse), arguments that fail the
  * schema — and freeze what was accepted.
  */
-import { describeError, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
+import { describeError, freezeSnapshot, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { Execution } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
-
-const FROZEN = Object.freeze({ freeze: true })
 
 interface Materialized {
   args?: JsonObject
@@ -19,8 +17,8 @@ interface Materialized {
 function materialize(raw: unknown): Materialized {
   if (raw === undefined) return { args: {} }
   try {
-    // copied and frozen in one pass: what is logged and validated is what everyone sees
-    return { args: snapshot<JsonObject>(raw, FROZEN) }
+    // a copy: what is logged and validated is what everyone sees (frozen once it is logged)
+    return { args: snapshot<JsonObject>(raw) }
   } catch (error) {
     return { problem: error instanceof NotJsonError ? error.message : `arguments cannot be read: ${describeError(error)}` }
   }
@@ -39,7 +37,10 @@ export async function prepare(env: PipelineEnv, state: CallState): Promise<Retur
   else logged.unloggable = materialized.problem
   if (state.parent) logged.parent = state.parent.callId
   try {
-    await state.session.append('tool/call', logged)
+    const written = state.session.write('tool/call', logged)
+    // frozen after the line is built: serializing a frozen object takes V8's slow path
+    if (materialized.args) freezeSnapshot(materialized.args)
+    await written
   } catch (error) {
     // an unaudited call never runs
     return errorResult(callId, name, 'DENIED', `the call could not be written to the session log: ${describeError(error)}`)

@@ -53,7 +53,7 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
     result = errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error: ${describeError(error)}`)
   }
   try {
-    return await finalize(env, state, result)
+    return finalize(env, state, result)
   } catch (error) {
     return errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error while finalizing: ${describeError(error)}`)
   }
@@ -64,8 +64,18 @@ async function gates(env: PipelineEnv, state: CallState): Promise<ToolResult> {
     await state.session.append('tool/call', { callId: state.callId, name: state.name, unloggable: 'callId and name must be strings' }).catch(() => {})
     return errorResult(state.callId, state.name, 'INVALID_ARGS', 'callId and name must be strings')
   }
-  const refused = (await prepare(env, state)) ?? (await preExecute(env, state)) ?? (await runGuards(env, state))
+  // a step with nothing registered is skipped outright: no promise, no turn of the queue
+  let refused = await prepare(env, state)
   if (refused) return refused
+  if (state.gates.pre.length) {
+    refused = await preExecute(env, state)
+    if (refused) return refused
+  }
+  if (state.gates.guards.length) {
+    const verdict = runGuards(env, state)
+    refused = verdict instanceof Promise ? await verdict : verdict
+    if (refused) return refused
+  }
   const result = await execute(env, state)
-  return postExecute(env, state, result)
+  return state.gates.post.length ? await postExecute(env, state, result) : result
 }
