@@ -116,8 +116,8 @@ describe('Session', () => {
       await session.append('turn/begin', { turn: 1 })
       writeFileSync(join(full, 'filler'), Buffer.alloc(8 * 1024))
       session.post('turn/end', { turn: 1, pad: 'x'.repeat(8 * 1024) } as any)
-      const written = session.write('turn/begin', { turn: 2 })
-      await expect(written).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_WRITE_FAILED'))
+      expect(() => session!.write('turn/begin', { turn: 2 })).toThrow(/cannot append/)
+      expect(session.failure?.code).toBe('SESSION_WRITE_FAILED')
       expect(session.events().map((e) => e.seq)).toEqual([1])
       expect(() => session!.post('turn/end', { turn: 2 })).toThrow(/cannot append/)
       await expect(session.flush()).rejects.toSatisfy((e) => KernelError.is(e, 'SESSION_WRITE_FAILED'))
@@ -175,7 +175,7 @@ describe('Session', () => {
   it('refuses data that is not a JSON object with INVALID_EVENT, in every append form', async () => {
     const session = new Session(dir, { id: 'nodata' })
     await expect(session.append('turn/begin', undefined as any)).rejects.toSatisfy((e) => KernelError.is(e, 'INVALID_EVENT'))
-    await expect(session.write('turn/begin', { turn: 10n } as any)).rejects.toSatisfy((e) => KernelError.is(e, 'INVALID_EVENT'))
+    expect(() => session.write('turn/begin', { turn: 10n } as any)).toThrow(/turn\/begin cannot be serialized/)
     expect(() => session.post('turn/begin', { turn: 10n } as any)).toThrow(/turn\/begin cannot be serialized/)
     expect(session.events()).toHaveLength(0)
     expect(session.failure).toBeUndefined()
@@ -183,15 +183,23 @@ describe('Session', () => {
     expect(lines(session.path).map((e) => e.seq)).toEqual([1])
   })
 
-  it('write resolves once its line is in the file; a posted line rides along with it', async () => {
+  it('write returns once its line is in the file; posted and queued lines go with it, in order', async () => {
     const session = new Session(dir, { id: 'hot' })
     session.post('turn/end', { turn: 0 })
+    const queued = session.append('turn/begin', { turn: 1 })
     expect(readFileSync(session.path, 'utf8')).toBe('')
-    const written = session.write('turn/begin', { turn: 1 })
-    const again = session.write('turn/begin', { turn: 2 })
-    await written
+    session.write('turn/begin', { turn: 2 })
     expect(lines(session.path).map((e) => e.data.turn)).toEqual([0, 1, 2])
-    await again
+    await queued
+    session.write('turn/end', { turn: 3 })
+    expect(lines(session.path).map((e) => e.seq)).toEqual([1, 2, 3, 4])
+  })
+
+  it('write refuses a closed session and writes nothing', () => {
+    const session = new Session(dir, { id: 'closedwrite' })
+    session.close()
+    expect(() => session.write('turn/begin', { turn: 1 })).toThrow(/closed/)
+    expect(readFileSync(session.path, 'utf8')).toBe('')
   })
 
   it('writes a posted line on the next turn of the event loop when nothing else is written', async () => {

@@ -15,6 +15,8 @@
 import { closeSync, constants, fstatSync, fsync, openSync, writeSync } from 'node:fs'
 import { KernelError } from '../errors.js'
 
+const RESOLVED = Promise.resolve()
+
 class Deferred {
   readonly promise: Promise<void>
   resolve!: () => void
@@ -103,10 +105,20 @@ export class LogWriter {
     return waits.length <= 1 ? waits[0] ?? Promise.resolve() : Promise.all(waits).then(() => {})
   }
 
+  /**
+   * Write the queued batch now, synchronously; throws the failure if the write
+   * fails (the batch's waiters are rejected with it too).
+   */
+  writeNow(): void {
+    this.flush()
+    if (this.failure) throw this.failure
+  }
+
   private urgent(): void {
     if (this.microtask) return
     this.microtask = true
-    queueMicrotask(this.onMicrotask)
+    // a resolved promise's reaction: queueMicrotask would allocate an async resource per call
+    RESOLVED.then(this.onMicrotask)
   }
 
   private onMicrotask = (): void => {

@@ -89,19 +89,18 @@ export class Session {
   }
 
   /**
-   * `append` for the hot path: resolves (with nothing) once the line is
-   * written, sharing one promise with every append of the same batch.
+   * `append` for the hot path, synchronous: the line — with every line queued
+   * before it — is in the file when `write` returns. Throws `INVALID_EVENT`
+   * when `data` cannot be serialized (nothing is written then), and the write
+   * failure (`SESSION_WRITE_FAILED`, `SESSION_CLOSED`) otherwise. Durable
+   * classes are fsynced in the background, as for every batch.
    */
-  write<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<void> {
+  write<K extends SessionEventType>(type: K, data: SessionEvents[K]): void {
     const refusal = this.writer.refusal()
-    if (refusal) return Promise.reject(refusal)
-    let event: SessionEvent<K>
-    try {
-      event = this.encode(type, data)
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    return this.writer.write(this.line, event, isDurable(type), false, true)
+    if (refusal) throw refusal
+    const event = this.encode(type, data)
+    this.writer.write(this.line, event, isDurable(type), false, false)
+    this.writer.writeNow()
   }
 
   /**

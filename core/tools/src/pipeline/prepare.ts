@@ -6,7 +6,7 @@
  */
 import { describeError, freezeSnapshot, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
 import { errorResult } from '../results.js'
-import type { Execution } from '../types.js'
+import type { Execution, ToolResult } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
 
 interface Materialized {
@@ -24,7 +24,7 @@ function materialize(raw: unknown): Materialized {
   }
 }
 
-export async function prepare(env: PipelineEnv, state: CallState): Promise<ReturnType<typeof errorResult> | undefined> {
+export function prepare(env: PipelineEnv, state: CallState): ToolResult | undefined {
   const { callId, name, input } = state
   // the finalizer of the *visible* tool is captured before the arguments are touched, and the
   // executable entry is resolved now, with the gate set: a reload later in the call changes neither
@@ -37,13 +37,14 @@ export async function prepare(env: PipelineEnv, state: CallState): Promise<Retur
   else logged.unloggable = materialized.problem
   if (state.parent) logged.parent = state.parent.callId
   try {
-    const written = state.session.write('tool/call', logged)
-    // frozen after the line is built: serializing a frozen object takes V8's slow path
-    if (materialized.args) freezeSnapshot(materialized.args)
-    await written
+    // written now, before anything can act on the call; frozen after the line is
+    // built: serializing a frozen object takes V8's slow path
+    state.session.write('tool/call', logged)
   } catch (error) {
     // an unaudited call never runs
     return errorResult(callId, name, 'DENIED', `the call could not be written to the session log: ${describeError(error)}`)
+  } finally {
+    if (materialized.args) freezeSnapshot(materialized.args)
   }
 
   if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)

@@ -65,7 +65,7 @@ async function gates(env: PipelineEnv, state: CallState): Promise<ToolResult> {
     return errorResult(state.callId, state.name, 'INVALID_ARGS', 'callId and name must be strings')
   }
   // a step with nothing registered is skipped outright: no promise, no turn of the queue
-  let refused = await prepare(env, state)
+  let refused = prepare(env, state)
   if (refused) return refused
   if (state.gates.pre.length) {
     refused = await preExecute(env, state)
