@@ -71,24 +71,42 @@ export class LogWriter {
   }
 
   /**
-   * Queue `line` (check `refusal()` first). With `wait`, returns a promise that
-   * resolves once the line is written (fsynced when `durable`); without, the
-   * outcome shows only as `failed`. Durable lines are never deferred.
+   * Add `line` to the batch (check `refusal()` first); `tag` is what it stands
+   * for, handed to `lost` if it never reaches the file. Then say when the batch
+   * goes out: `writeNow()`, `soon()` or `later()`.
    */
-  write(line: string, tag: unknown, durable: boolean, later: boolean, wait: true): Promise<void>
-  write(line: string, tag: unknown, durable: boolean, later: boolean, wait: false): undefined
-  write(line: string, tag: unknown, durable: boolean, later: boolean, wait: boolean): Promise<void> | undefined {
+  queue(line: string, tag: unknown, durable: boolean): void {
     const batch = this.batch
     batch.lines.push(line)
     batch.tags.push(tag)
     if (durable) (batch.durable ??= []).push(tag)
-    if (!later || durable) this.urgent()
-    else if (!this.microtask && !this.immediate) {
-      this.immediate = true
-      setImmediate(this.onImmediate)
-    }
-    if (!wait) return undefined
+  }
+
+  /** A promise for the current batch: written, or fsynced with `durable`. */
+  waiter(durable: boolean): Promise<void> {
+    const batch = this.batch
     return durable ? (batch.synced ??= new Deferred()).promise : (batch.written ??= new Deferred()).promise
+  }
+
+  /** Write the batch now, synchronously; throws the failure if the write fails (its waiters get it too). */
+  writeNow(): void {
+    this.flush()
+    if (this.failure) throw this.failure
+  }
+
+  /** Write the batch at the end of the current microtask queue. */
+  soon(): void {
+    if (this.microtask) return
+    this.microtask = true
+    // a resolved promise's reaction: queueMicrotask would allocate an async resource per call
+    RESOLVED.then(this.onMicrotask)
+  }
+
+  /** Write the batch with the next urgent write, or on the next turn of the event loop. */
+  later(): void {
+    if (this.microtask || this.immediate) return
+    this.immediate = true
+    setImmediate(this.onImmediate)
   }
 
   /** Resolves once everything queued so far is written, and every fsync it needs or that is under way is done. */
@@ -98,27 +116,11 @@ export class LogWriter {
     const waits: Array<Promise<void>> = []
     if (this.syncing) waits.push(this.syncing)
     if (batch.lines.length) {
-      this.urgent()
+      this.soon()
       waits.push((batch.written ??= new Deferred()).promise)
       if (batch.durable) waits.push((batch.synced ??= new Deferred()).promise)
     }
     return waits.length <= 1 ? waits[0] ?? Promise.resolve() : Promise.all(waits).then(() => {})
-  }
-
-  /**
-   * Write the queued batch now, synchronously; throws the failure if the write
-   * fails (the batch's waiters are rejected with it too).
-   */
-  writeNow(): void {
-    this.flush()
-    if (this.failure) throw this.failure
-  }
-
-  private urgent(): void {
-    if (this.microtask) return
-    this.microtask = true
-    // a resolved promise's reaction: queueMicrotask would allocate an async resource per call
-    RESOLVED.then(this.onMicrotask)
   }
 
   private onMicrotask = (): void => {
@@ -135,15 +137,27 @@ export class LogWriter {
   private flush(): void {
     const batch = this.batch
     if (!batch.lines.length) return
-    this.batch = new Batch()
-    try {
-      this.writeAll(batch.lines.length === 1 ? batch.lines[0] : batch.lines.join(''))
-    } catch (cause) {
-      this.fail(new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause }), batch, batch.tags)
-      return
+    // a batch nobody waits on, with nothing to fsync, is not looked at again: its arrays are reused
+    const reuse = !batch.written && !batch.synced && !batch.durable
+    if (!reuse) this.batch = new Batch()
+    // a log that already failed (an fsync, say) is not continued past its hole
+    let failure = this.failure
+    if (!failure) {
+      try {
+        this.writeAll(batch.lines.length === 1 ? batch.lines[0] : batch.lines.join(''))
+      } catch (cause) {
+        failure = new KernelError('SESSION_WRITE_FAILED', `cannot append to ${this.path}: ${(cause as Error).message}`, { cause })
+      }
     }
-    batch.written?.resolve()
-    if (batch.durable) this.sync(batch)
+    if (failure) this.fail(failure, batch, batch.tags.slice())
+    else {
+      batch.written?.resolve()
+      if (batch.durable) this.sync(batch)
+    }
+    if (reuse) {
+      batch.lines.length = 0
+      batch.tags.length = 0
+    }
   }
 
   private sync(batch: Batch): void {

@@ -99,7 +99,7 @@ export class Session {
     const refusal = this.writer.refusal()
     if (refusal) throw refusal
     const event = this.encode(type, data)
-    this.writer.write(this.line, event, isDurable(type), false, false)
+    this.writer.queue(this.line, event, isDurable(type))
     this.writer.writeNow()
   }
 
@@ -112,12 +112,14 @@ export class Session {
     const refusal = this.writer.refusal()
     if (refusal) throw refusal
     const event = this.encode(type, data)
-    const durable = isDurable(type)
-    if (durable) {
-      // a durable event is written now, and its fsync failure still fails the log
-      this.writer.write(this.line, event, true, false, true).catch(() => {})
+    if (isDurable(type)) {
+      // a durable event is never deferred; its fsync failure still fails the log
+      this.writer.queue(this.line, event, true)
+      this.writer.waiter(true).catch(() => {})
+      this.writer.soon()
     } else {
-      this.writer.write(this.line, event, false, true, false)
+      this.writer.queue(this.line, event, false)
+      this.writer.later()
     }
   }
 
@@ -135,7 +137,12 @@ export class Session {
     } catch (error) {
       return Promise.reject(error)
     }
-    return this.writer.write(this.line, event, isDurable(type), later, true).then(() => event)
+    const durable = isDurable(type)
+    this.writer.queue(this.line, event, durable)
+    const written = this.writer.waiter(durable)
+    if (later && !durable) this.writer.later()
+    else this.writer.soon()
+    return written.then(() => event)
   }
 
   /** Build the event and its line (left in `line`), number it, and add it to the list. */
