@@ -117,7 +117,33 @@ export function listenerList(ctx: Context, name: string): ListenerList {
   return list
 }
 
-const ignore = () => {}
+/**
+ * Inner dispatches a chain started whose listeners did not hand them back:
+ * `settled()` waits for the ones still running (none, usually: a listener that
+ * wraps `next()` settles after it), so no outer listener outruns an inner one.
+ */
+export class Inflight {
+  private count = 0
+  private waiters?: Array<() => void>
+
+  track(dispatch: Promise<unknown>): void {
+    this.count++
+    dispatch.then(this.done, this.done)
+  }
+
+  /** Undefined when nothing is running; else a promise that resolves once all have settled. */
+  settled(): Promise<void> | undefined {
+    if (!this.count) return undefined
+    return new Promise<void>((resolve) => (this.waiters ??= []).push(resolve))
+  }
+
+  private done = (): void => {
+    if (--this.count || !this.waiters) return
+    const waiters = this.waiters
+    this.waiters = undefined
+    for (const resolve of waiters) resolve()
+  }
+}
 
 /**
  * Run `input` through `fns` in order. Each listener gets `next(arg?)`; calling it
@@ -138,11 +164,8 @@ export function compose<I, O>(
   fallback: (input: I) => O | Promise<O>,
   mapNext?: (input: I, arg: unknown, index: number) => I,
   observe?: (outcome: unknown, threw: boolean) => void,
-  /**
-   * collects every inner dispatch `next()` started that its listener did not
-   * hand back, so a caller can wait for them all
-   */
-  started?: Array<Promise<unknown>>,
+  /** tracks every inner dispatch `next()` started that its listener did not hand back */
+  started?: Inflight,
 ): Promise<O> {
   const observed = observe && {
     ok: (value: O) => { observe(value, false); return value },
@@ -166,11 +189,8 @@ export function compose<I, O>(
       }
       called = true
       inner = dispatch(index + 1, mapNext && arg !== undefined ? mapNext(current, arg, index) : current)
-      if (started && returned) {
-        // the listener has already settled: nobody chains on this dispatch
-        started.push(inner)
-        inner.catch(ignore)
-      }
+      // the listener has already returned: nobody chains on this dispatch
+      if (started && returned) started.track(inner)
       return inner
     }
     let out: Promise<O>
@@ -182,10 +202,7 @@ export function compose<I, O>(
     returned = true
     // handed back as is: its outcome is the inner one (observed there, unless it is the fallback's)
     if (inner !== undefined && out === inner && (index < last || !observed)) return out
-    if (inner && started) {
-      started.push(inner)
-      inner.catch(ignore)
-    }
+    if (inner && started) started.track(inner)
     out = Promise.resolve(out)
     return observed ? out.then(observed.ok, observed.failed) : out
   }

@@ -5,7 +5,7 @@
  * listener that throws or returns garbage blocks: a redacting filter that
  * fails must not leak what it guards.
  */
-import { compose, describeError } from '@dsh/kernel'
+import { compose, describeError, Inflight } from '@dsh/kernel'
 import { checkResult, errorResult } from '../results.js'
 import type { BlockDecision, PostExecuteInput, ToolResult } from '../types.js'
 import type { CallState, PipelineEnv } from './state.js'
@@ -26,7 +26,7 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
       withheld = typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener'
     }
   }
-  const started: Array<Promise<unknown>> = []
+  const started = new Inflight()
   let output: ToolResult | BlockDecision
   try {
     output = await compose(post, undefined, Object.freeze({ exec: state.exec!, result: Object.freeze(result) }), passThrough, undefined, observe, started)
@@ -34,7 +34,9 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
     observe(error, true)
     output = result
   }
-  if (started.length) await Promise.allSettled(started)
+  // a listener that returned without waiting for next() does not outrun an inner block
+  const running = started.settled()
+  if (running) await running
   if (withheld) return errorResult(callId, name, 'BLOCKED', withheld)
   if (output === result) return result
   if (output && (output as unknown as BlockDecision).kind === 'block') {

@@ -4,7 +4,7 @@
  * to the approval service; only `approved` continues, and every other outcome
  * — no service, a failure, `denied`, `unavailable` — denies.
  */
-import { compose, describeError } from '@dsh/kernel'
+import { compose, describeError, Inflight } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { SandboxModeName } from '../approval-gate.js'
 import type { PreToolDecision, ToolResult } from '../types.js'
@@ -45,14 +45,15 @@ async function decide(state: CallState): Promise<PreToolDecision | string> {
     // at equal strictness the outer listener wins: it saw the inner decision and may combine reasons
     if (rank(seen) >= rank(strictest)) strictest = seen
   }
-  const started: Array<Promise<unknown>> = []
+  const started = new Inflight()
   try {
     await compose(state.gates.pre, undefined, state.exec!, allow, undefined, observe, started)
   } catch {
     // already observed as a failure
   }
   // a listener that returned without waiting for next() does not outrun an inner deny
-  if (started.length) await Promise.allSettled(started)
+  const running = started.settled()
+  if (running) await running
   return strictest
 }
 
