@@ -39,74 +39,90 @@ function pathOf(parent: string, key: string | number): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent || '$'}.${key}` : `${parent || '$'}[${JSON.stringify(key)}]`
 }
 
+/** The state of one `snapshot` walk: counters, and the path and ancestors of the value being copied. */
+interface Walk {
+  nodes: number
+  maxNodes: number
+  maxDepth: number
+  freeze: boolean
+  /** `path[d]` is the key that leads from the ancestor at depth d to the one at d + 1 */
+  path: Array<string | number>
+  ancestors: object[]
+}
+
+function failAt(walk: Walk, depth: number, what: string, key?: string | number): never {
+  const keys = walk.path.slice(0, depth)
+  if (key !== undefined) keys.push(key)
+  throw new NotJsonError(keys.reduce<string>((path, k) => pathOf(path, k), ''), what)
+}
+
+function copyValue(walk: Walk, input: unknown, depth: number): JsonValue {
+  if (++walk.nodes > walk.maxNodes) failAt(walk, depth, `more than ${walk.maxNodes} values`)
+  switch (typeof input) {
+    case 'string':
+    case 'boolean':
+      return input
+    case 'number':
+      if (!Number.isFinite(input)) failAt(walk, depth, describeValue(input))
+      return input === 0 ? 0 : input
+    case 'object':
+      return input === null ? null : copyObject(walk, input, depth)
+    default:
+      return failAt(walk, depth, describeValue(input))
+  }
+}
+
+function copyObject(walk: Walk, input: object, depth: number): JsonValue {
+  if (depth >= walk.maxDepth) failAt(walk, depth, `nesting deeper than ${walk.maxDepth}`)
+  // the ancestors are few (the depth is capped): a scan beats a Set allocated per call
+  const ancestors = walk.ancestors
+  for (let d = 0; d < depth; d++) if (ancestors[d] === input) failAt(walk, depth, 'a cycle')
+  ancestors[depth] = input
+  if (Array.isArray(input)) {
+    const out: JsonValue[] = new Array(input.length)
+    for (let i = 0; i < input.length; i++) {
+      if (!Object.hasOwn(input, i)) failAt(walk, depth, 'a hole in an array', i)
+      walk.path[depth] = i
+      out[i] = copyValue(walk, input[i], depth + 1)
+    }
+    return walk.freeze ? (Object.freeze(out) as JsonValue[]) : out
+  }
+  const proto = Object.getPrototypeOf(input)
+  if (proto !== Object.prototype && proto !== null) failAt(walk, depth, describeValue(input))
+  if (Object.getOwnPropertySymbols(input).length) failAt(walk, depth, 'an object with symbol keys')
+  const out: { [key: string]: JsonValue } = {}
+  const keys = Object.keys(input)
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]
+    const desc = Object.getOwnPropertyDescriptor(input, key)!
+    if (!('value' in desc)) failAt(walk, depth, 'an accessor property', key)
+    walk.path[depth] = key
+    const child = copyValue(walk, desc.value, depth + 1)
+    // a hostile "__proto__" key is kept as data instead of re-prototyping the copy
+    if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true })
+    else out[key] = child
+  }
+  return walk.freeze ? Object.freeze(out) : out
+}
+
 /**
  * Deep-copy a value that must be plain JSON, rejecting everything JSON would
  * silently change: BigInt, functions, symbols, `undefined` members, `NaN`,
  * `Infinity`, `Date`, `Map`, class instances, cycles, sparse arrays and
  * accessors. `-0` becomes `0` (what JSON says anyway). An own `__proto__` key is
- * kept as plain data on the copy, never as its prototype.
+ * kept as plain data on the copy, never as its prototype. A shared (not
+ * cyclic) object is copied once per place it appears.
  */
 export function snapshot<T = JsonValue>(value: unknown, limits: SnapshotLimits = {}): T {
-  const maxDepth = limits.maxDepth ?? 64
-  const maxNodes = limits.maxNodes ?? 100_000
-  const freeze = limits.freeze === true
-  let nodes = 0
-  const seen = new Set<object>()
-  // the keys from the root to the value being copied; a path string is built only for an error
-  const keys: Array<string | number> = []
-  const fail = (what: string, key?: string | number): never => {
-    throw new NotJsonError([...keys, ...(key === undefined ? [] : [key])].reduce<string>((path, k) => pathOf(path, k), ''), what)
+  const walk: Walk = {
+    nodes: 0,
+    maxNodes: limits.maxNodes ?? 100_000,
+    maxDepth: limits.maxDepth ?? 64,
+    freeze: limits.freeze === true,
+    path: [],
+    ancestors: [],
   }
-
-  const copy = (input: unknown, depth: number): JsonValue => {
-    if (++nodes > maxNodes) fail(`more than ${maxNodes} values`)
-    switch (typeof input) {
-      case 'string':
-      case 'boolean':
-        return input
-      case 'number':
-        if (!Number.isFinite(input)) fail(describeValue(input))
-        return input === 0 ? 0 : input
-      case 'object': {
-        if (input === null) return null
-        if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`)
-        if (seen.has(input)) fail('a cycle')
-        seen.add(input)
-        try {
-          if (Array.isArray(input)) {
-            const out: JsonValue[] = new Array(input.length)
-            for (let i = 0; i < input.length; i++) {
-              if (!Object.hasOwn(input, i)) fail('a hole in an array', i)
-              keys.push(i)
-              out[i] = copy(input[i], depth + 1)
-              keys.pop()
-            }
-            return freeze ? (Object.freeze(out) as JsonValue[]) : out
-          }
-          const proto = Object.getPrototypeOf(input)
-          if (proto !== Object.prototype && proto !== null) fail(describeValue(input))
-          if (Object.getOwnPropertySymbols(input).length) fail('an object with symbol keys')
-          const out: { [key: string]: JsonValue } = {}
-          for (const key of Object.keys(input)) {
-            const desc = Object.getOwnPropertyDescriptor(input, key)!
-            if (!('value' in desc)) fail('an accessor property', key)
-            keys.push(key)
-            const child = copy(desc.value, depth + 1)
-            keys.pop()
-            // a hostile "__proto__" key is kept as data instead of re-prototyping the copy
-            if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true })
-            else out[key] = child
-          }
-          return freeze ? Object.freeze(out) : out
-        } finally {
-          seen.delete(input)
-        }
-      }
-      default:
-        return fail(describeValue(input))
-    }
-  }
-  return copy(value, 0) as T
+  return copyValue(walk, value, 0) as T
 }
 
 /**
@@ -152,7 +168,16 @@ export function frozenSnapshot<T = JsonValue>(value: unknown, limits?: SnapshotL
 /** JSON text with object keys sorted at every level: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  let text: string
+  if (Array.isArray(value)) {
+    text = '['
+    for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + canonicalJson(value[i])
+    return text + ']'
+  }
   const keys = Object.keys(value).sort()
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`
+  text = '{'
+  for (let i = 0; i < keys.length; i++) {
+    text += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + canonicalJson((value as Record<string, unknown>)[keys[i]])
+  }
+  return text + '}'
 }
