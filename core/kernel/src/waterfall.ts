@@ -128,7 +128,8 @@ export class Inflight {
 
   track(dispatch: Promise<unknown>): void {
     this.count++
-    dispatch.then(this.done, this.done)
+    const done = () => this.done()
+    dispatch.then(done, done)
   }
 
   /** Undefined when nothing is running; else a promise that resolves once all have settled. */
@@ -137,7 +138,7 @@ export class Inflight {
     return new Promise<void>((resolve) => (this.waiters ??= []).push(resolve))
   }
 
-  private done = (): void => {
+  private done(): void {
     if (--this.count || !this.waiters) return
     const waiters = this.waiters
     this.waiters = undefined

@@ -38,7 +38,7 @@ async function runBody(state: CallState, signal: AbortSignal): Promise<ToolResul
   const exec = state.exec!
   // the caller may have given up while the gates ran: the body never starts then
   if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
-  const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, approvedSandboxMode: state.approvedSandboxMode, record: (facts) => Object.assign(state.record, facts) }
+  const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, approvedSandboxMode: state.approvedSandboxMode, record: (facts) => Object.assign(state.record ??= {}, facts) }
   try {
     let output = entry.def.execute(exec.arguments, call)
     // a body that answers at once is not sent round the microtask queue
@@ -62,7 +62,7 @@ export async function execute(_env: PipelineEnv, state: CallState): Promise<Tool
   if (around.length === 0) return runBody(state, state.callerSignal)
 
   let signal = state.callerSignal
-  const releases: Array<() => void> = []
+  let releases: Array<() => void> | undefined
   let body: Promise<ToolResult> | undefined
   let closed = false
   const fallback = () => {
@@ -74,14 +74,16 @@ export async function execute(_env: PipelineEnv, state: CallState): Promise<Tool
     const override = arg as NextOverride
     if (override && typeof override === 'object' && override.signal instanceof AbortSignal) {
       const fused = fuseSignals(signal, override.signal)
-      releases.push(fused.release)
+      ;(releases ??= []).push(fused.release)
       signal = fused.signal
     }
     return exec as any
   }
   let wrapperError: unknown
   try {
-    await compose(around, undefined, state.exec!, fallback, mapNext)
+    const chain = compose(around, undefined, state.exec!, fallback, mapNext)
+    // every wrapper handed next()'s promise straight back: the chain is the body
+    if (chain !== body) await chain
   } catch (error) {
     wrapperError = error
   }
@@ -99,6 +101,6 @@ export async function execute(_env: PipelineEnv, state: CallState): Promise<Tool
     }
     return result
   } finally {
-    for (const release of releases) release()
+    if (releases) for (const release of releases) release()
   }
 }

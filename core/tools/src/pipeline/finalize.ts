@@ -28,7 +28,7 @@ export function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult
   // turn of the event loop); a failed write fails every later call closed. It is
   // built before the freeze: serializing a frozen object takes V8's slow path.
   try {
-    state.session.post('tool/result', { ...state.record, ...finalized } as any)
+    state.session.post('tool/result', (state.record ? { ...state.record, ...finalized } : finalized) as any)
   } catch (error) {
     // a fact a body recorded that is not JSON must not cost the call its result line
     if (!state.session.failure) {

@@ -75,7 +75,7 @@ async function ask(env: PipelineEnv, state: CallState, reason: string | undefine
     if (outcome?.kind === 'approved') {
       if (outcome.sandboxMode) {
         state.approvedSandboxMode = outcome.sandboxMode
-        state.record.approvedSandboxMode = outcome.sandboxMode
+        state.record = { ...state.record, approvedSandboxMode: outcome.sandboxMode }
       }
       return
     }

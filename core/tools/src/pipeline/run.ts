@@ -43,7 +43,6 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
       post: env.lists.post.current(),
       guards: env.registry.guards,
     },
-    record: {},
   }
   let result: ToolResult
   try {

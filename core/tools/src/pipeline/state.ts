@@ -42,7 +42,7 @@ export interface CallState {
   finalizer?: ToolDefinition['finalizeContent']
   gates: GateSet
   /** extra audit facts for `tool/result` (a sandbox backend, say) */
-  record: Record<string, JsonValue>
+  record?: Record<string, JsonValue>
   /** a sandbox mode an approval granted for this call */
   approvedSandboxMode?: SandboxModeName
 }
