@@ -28,7 +28,9 @@ export function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult
   // turn of the event loop); a failed write fails every later call closed. It is
   // built before the freeze: serializing a frozen object takes V8's slow path.
   try {
-    state.session.post('tool/result', (state.record ? { ...state.record, ...finalized } : finalized) as any)
+    // a frozen object (gate 4 freezes the top of the result) is copied: V8 serializes those on a slower path
+    const logged = state.record ? { ...state.record, ...finalized } : Object.isFrozen(finalized) ? { ...finalized } : finalized
+    state.session.post('tool/result', logged as any)
   } catch (error) {
     // a fact a body recorded that is not JSON must not cost the call its result line
     if (!state.session.failure) {
