@@ -27,11 +27,18 @@ export interface ToolsConfig {
 
 const MODES: readonly ToolsMode[] = ['native', 'code', 'both']
 
+const CALLER_METHODS = ['register', 'registerTransport', 'guard'] as const
+type CallerMethod = typeof CALLER_METHODS[number]
+const RECEIVER = Symbol.for('cordis.receiver')
+const ORIGINAL = Symbol.for('cordis.original')
+
 export class ToolService extends Service {
   private registry: Registry
   private env: PipelineEnv
   private root: Context
   private changePending = false
+  /** the caller-bound methods handed out per calling context */
+  private bound = new WeakMap<Context, Record<CallerMethod, (arg: any) => () => void>>()
 
   constructor(ctx: Context, config: ToolsConfig = {}) {
     super(ctx, 'tools', true)
@@ -50,6 +57,45 @@ export class ToolService extends Service {
       approval: () => this.root.get('approval') as ApprovalGate | undefined,
       tokens: new WeakSet(),
     }
+    ToolService.installCallerMethods(ctx)
+  }
+
+  /**
+   * `ctx.tools.register(def)`, `registerTransport(def)` and `guard(fn)` resolve as
+   * cordis associate properties (`tools.register`, ...) rather than as traced
+   * method calls. The caller's context arrives as the getter's `this`, without
+   * the shadow context and the two call proxies cordis builds for every traced
+   * call (about two thirds of the cost of a registration). Same caller, same
+   * scope. The getter lives on `Context.prototype`, so cordis's context proxy
+   * finds it directly instead of building an Error to warn about an unknown
+   * property; the root's internal entry is what routes the traced lookup there.
+   */
+  private static installCallerMethods(ctx: Context): void {
+    for (const key of CALLER_METHODS) {
+      const name = `tools.${key}`
+      const get = function (this: Context) { return ToolService.callerMethod(this, key) }
+      if (!Object.hasOwn(Context.prototype, name)) Object.defineProperty(Context.prototype, name, { configurable: true, get })
+      ctx.reflect.accessor(name, { get } as any)
+    }
+  }
+
+  /** The method `key` of the service a traced lookup came through, bound to its caller. */
+  private static callerMethod(lookup: Context, key: CallerMethod): ((arg: any) => () => void) | undefined {
+    const traced = (lookup as any)[RECEIVER]
+    const service = traced?.[ORIGINAL]
+    if (!(service instanceof ToolService)) return undefined
+    // the traced service answers `ctx` with its caller: the context itself, not the lookup's wrapper
+    const owner: Context = traced.ctx
+    let methods = service.bound.get(owner)
+    if (!methods) {
+      methods = {
+        register: (def: ToolDefinition) => service.add(owner, def, false),
+        registerTransport: (def: ToolDefinition) => service.addTransport(owner, def),
+        guard: (fn: Guard) => service.addGuard(owner, fn),
+      }
+      service.bound.set(owner, methods)
+    }
+    return methods[key]
   }
 
   get mode(): ToolsMode {
@@ -58,14 +104,18 @@ export class ToolService extends Service {
 
   /** Register a tool, tied to the calling plugin's scope. */
   register(def: ToolDefinition): () => void {
-    // `this` is cordis's proxy: read the caller's context once, then work on the raw service
+    // reached only on the raw service (`ctx.tools.register` resolves through the accessor above)
     return raw(this).add(this.ctx, def, false)
   }
 
   /** Register the reserved `run_code` transport (code mode only). */
   registerTransport(def: ToolDefinition): () => void {
+    return raw(this).addTransport(this.ctx, def)
+  }
+
+  private addTransport(owner: Context, def: ToolDefinition): () => void {
     if (def?.name !== RESERVED_TOOL) throw new KernelError('INVALID_TOOL', `the transport must be named ${RESERVED_TOOL}`)
-    return raw(this).add(this.ctx, def, true)
+    return this.add(owner, def, true)
   }
 
   private add(owner: Context, def: ToolDefinition, reserved: boolean): () => void {
@@ -96,12 +146,15 @@ export class ToolService extends Service {
 
   /** Add a guard, tied to the calling plugin: `fn(exec)` returns a reason to deny. */
   guard(fn: Guard): () => void {
+    return raw(this).addGuard(this.ctx, fn)
+  }
+
+  private addGuard(owner: Context, fn: Guard): () => void {
     if (typeof fn !== 'function') throw new KernelError('INVALID_CONFIG', 'a guard must be a function')
     // a function passed through cordis's service proxy arrives wrapped in a tracing proxy
     // (~µs per call): keep the original, as the waterfall does for listeners
     fn = unwrapArgument(fn)
-    const owner = this.ctx
-    const registry = raw(this).registry
+    const registry = this.registry
     return owner.scope.effect((() => registry.addGuard({ fn, owner, ownerName: ownerName(owner) })) as any) as () => void
   }
 

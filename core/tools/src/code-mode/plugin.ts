@@ -7,6 +7,7 @@
  */
 import type { Context } from 'cordis'
 import { CodeRuntime, type CodeLimits } from '@dsh/code-runtime'
+import { raw } from '@dsh/kernel'
 import type {} from '@dsh/system-prompt'
 import type { ToolService } from '../service.js'
 import { runCodeTool } from './run-code.js'
@@ -28,7 +29,9 @@ export function apply(ctx: Context, config: CodeModeConfig = {}) {
   if (tools.mode !== 'native') getRuntime()
   ctx.on('dispose', () => runtime?.dispose())
 
-  tools.registerTransport(runCodeTool(tools, getRuntime, config.limits ?? {}))
+  // sub-calls use the raw service: none needs the caller's context, and each traced method
+  // call through cordis's proxy costs a shadow context and two call proxies
+  tools.registerTransport(runCodeTool(raw(tools), getRuntime, config.limits ?? {}))
 
   // regenerated only when the tool set changed: the schemas() view is cached until then
   let cachedFor: unknown
