@@ -56,6 +56,39 @@ describe('registration', () => {
     expect(k.ctx.tools.entries().filter((e) => !e.reserved).map((e) => e.ownerName)).toEqual(['first'])
   })
 
+  it('keeps its own frozen copy of a definition, and a definition with an own __proto__ key cannot re-prototype it', () => {
+    const def: any = JSON.parse('{"name":"p","description":"d","parameters":{"type":"object"},"__proto__":{"execute":"planted"}}')
+    def.execute = () => 'ran'
+    inPlugin('owner', (ctx) => { ctx.tools.register(def) })
+    const kept = k.ctx.tools.get('p') as any
+    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype)
+    expect(Object.isFrozen(kept)).toBe(true)
+    def.description = 'changed later'
+    expect(kept.description).toBe('d')
+  })
+
+  it('a tool registered, disposed on its own, and registered again behaves; the plugin\'s disposal removes the rest once', () => {
+    let remove!: () => void
+    const fork = inPlugin('owner', (ctx) => {
+      remove = ctx.tools.register(testTool('a'))
+      ctx.tools.register(testTool('b'))
+      ctx.tools.guard(() => undefined)
+    })
+    remove()
+    remove()
+    expect(k.ctx.tools.get('a')).toBeUndefined()
+    expect(k.ctx.tools.get('b')).toBeDefined()
+    inPlugin('other', (ctx) => { ctx.tools.register(testTool('a')) })
+    const guards = k.ctx.tools.guards().length
+    fork.dispose()
+    expect(k.ctx.tools.get('b')).toBeUndefined()
+    // the other plugin's "a" is not the disposed one: it stays
+    expect(k.ctx.tools.get('a')).toBeDefined()
+    expect(k.ctx.tools.guards().length).toBe(guards - 1)
+    expect(() => fork.ctx.tools.register(testTool('late'))).toThrow()
+    expect(k.ctx.tools.get('late')).toBeUndefined()
+  })
+
   it('treats __proto__ and constructor as ordinary names', async () => {
     expect(k.ctx.tools.get('__proto__')).toBeUndefined()
     expect(k.ctx.tools.get('constructor')).toBeUndefined()

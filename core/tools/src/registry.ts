@@ -70,35 +70,41 @@ export class Registry {
 
   /** Check a definition; throws a KernelError naming the tool and owner. */
   validate(def: ToolDefinition, owner: string, reserved: boolean): void {
+    const problem = this.problemOf(def, reserved)
+    if (!problem) return
     const name = (def as any)?.name
-    const fail = (message: string, code: 'INVALID_TOOL' | 'DUPLICATE_TOOL' = 'INVALID_TOOL') => {
-      throw new KernelError(code, `tool ${JSON.stringify(name)} (plugin ${owner}): ${message}`, { details: { tool: name, plugin: owner } })
-    }
-    if (def === null || typeof def !== 'object') fail('a definition must be an object')
-    if (typeof name !== 'string' || !NAME.test(name)) fail(`the name must match ${NAME}`)
-    if (name === RESERVED_TOOL && !reserved) fail(`"${RESERVED_TOOL}" is reserved for code mode`)
-    const existing = this.tools.get(name)
-    if (existing) fail(`already registered by plugin ${existing.ownerName}`, 'DUPLICATE_TOOL')
-    if (typeof def.description !== 'string') fail('description must be a string')
-    if (typeof def.execute !== 'function') fail('execute must be a function')
-    const problem = schemaProblem(def.parameters)
-    if (problem) fail(problem)
-    if (def.timeoutMs !== undefined && !(Number.isFinite(def.timeoutMs) && def.timeoutMs > 0)) fail('timeoutMs must be a positive number')
-    if (def.concurrency !== undefined && def.concurrency !== 'parallel' && def.concurrency !== 'exclusive' && typeof def.concurrency !== 'function') {
-      fail(`concurrency must be "parallel", "exclusive" or a function`)
-    }
-    if (def.prompt !== undefined && typeof def.prompt !== 'string') fail('prompt must be a string')
-    if (def.finalizeContent !== undefined && typeof def.finalizeContent !== 'function') fail('finalizeContent must be a function')
+    throw new KernelError(problem[0], `tool ${JSON.stringify(name)} (plugin ${owner}): ${problem[1]}`, { details: { tool: name, plugin: owner } })
   }
 
-  add(entry: ToolEntry): () => void {
+  private problemOf(def: ToolDefinition, reserved: boolean): [code: 'INVALID_TOOL' | 'DUPLICATE_TOOL', message: string] | undefined {
+    if (def === null || typeof def !== 'object') return ['INVALID_TOOL', 'a definition must be an object']
+    const name = def.name
+    if (typeof name !== 'string' || !NAME.test(name)) return ['INVALID_TOOL', `the name must match ${NAME}`]
+    if (name === RESERVED_TOOL && !reserved) return ['INVALID_TOOL', `"${RESERVED_TOOL}" is reserved for code mode`]
+    const existing = this.tools.get(name)
+    if (existing) return ['DUPLICATE_TOOL', `already registered by plugin ${existing.ownerName}`]
+    if (typeof def.description !== 'string') return ['INVALID_TOOL', 'description must be a string']
+    if (typeof def.execute !== 'function') return ['INVALID_TOOL', 'execute must be a function']
+    const problem = schemaProblem(def.parameters)
+    if (problem) return ['INVALID_TOOL', problem]
+    if (def.timeoutMs !== undefined && !(Number.isFinite(def.timeoutMs) && def.timeoutMs > 0)) return ['INVALID_TOOL', 'timeoutMs must be a positive number']
+    if (def.concurrency !== undefined && def.concurrency !== 'parallel' && def.concurrency !== 'exclusive' && typeof def.concurrency !== 'function') {
+      return ['INVALID_TOOL', 'concurrency must be "parallel", "exclusive" or a function']
+    }
+    if (def.prompt !== undefined && typeof def.prompt !== 'string') return ['INVALID_TOOL', 'prompt must be a string']
+    if (def.finalizeContent !== undefined && typeof def.finalizeContent !== 'function') return ['INVALID_TOOL', 'finalizeContent must be a function']
+  }
+
+  add(entry: ToolEntry): void {
     this.tools.set(entry.def.name, entry)
     this.changed()
-    return () => {
-      if (this.tools.get(entry.def.name) !== entry) return
-      this.tools.delete(entry.def.name)
-      this.changed()
-    }
+  }
+
+  /** Remove `entry` if it is still the one registered under its name. */
+  remove(entry: ToolEntry): void {
+    if (this.tools.get(entry.def.name) !== entry) return
+    this.tools.delete(entry.def.name)
+    this.changed()
   }
 
   addGuard(entry: GuardEntry): () => void {

@@ -11,6 +11,7 @@ import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
 import type { PipelineEnv } from './pipeline/state.js'
 import { ownerName, Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
+import { ScopedRegistrations } from './owners.js'
 import { classify } from './scheduler.js'
 import type { Concurrency, ExecuteInput, Guard, ParentToken, ToolDefinition, ToolResult, ToolScope, ToolsMode } from './types.js'
 
@@ -37,6 +38,7 @@ export class ToolService extends Service {
   private env: PipelineEnv
   private root: Context
   private changePending = false
+  private scoped = new ScopedRegistrations()
   /** the caller-bound methods handed out per calling context */
   private bound = new WeakMap<Context, Record<CallerMethod, (arg: any) => () => void>>()
 
@@ -120,28 +122,31 @@ export class ToolService extends Service {
 
   private add(owner: Context, def: ToolDefinition, reserved: boolean): () => void {
     const name = ownerName(owner)
-    // a throw inside the effect leaves nothing behind: cordis records the effect only after it returns.
-    // `owner.scope.effect` is `owner.effect` without the proxy lookup (which builds an Error each time)
-    return owner.scope.effect((() => {
-      this.registry.validate(def, name, reserved)
-      const frozen = Object.freeze({ ...def })
-      const schema = Object.freeze({ name: frozen.name, description: frozen.description, parameters: frozen.parameters })
-      const entry: ToolEntry = { def: frozen, schema, owner, ownerName: name, reserved }
-      const removeTool = this.registry.add(entry)
-      let removeSection: (() => void) | undefined
-      if (def.prompt) {
-        try {
-          removeSection = this.root.get('systemPrompt')?.section({ id: `tool:${def.name}`, text: def.prompt })
-        } catch (error) {
-          removeTool()
-          throw error
-        }
+    this.registry.validate(def, name, reserved)
+    // tied to the caller's scope before anything is added: an inactive scope throws here
+    const live = this.scoped.of(owner)
+    // Object.assign copies about three times faster than a spread that is then frozen; a definition
+    // with an own `__proto__` key (it would re-prototype the copy through the setter) takes the spread
+    const frozen = Object.freeze(Object.hasOwn(def, '__proto__') ? { ...def } : Object.assign({}, def))
+    const schema = Object.freeze({ name: frozen.name, description: frozen.description, parameters: frozen.parameters })
+    const entry: ToolEntry = { def: frozen, schema, owner, ownerName: name, reserved }
+    this.registry.add(entry)
+    let removeSection: (() => void) | undefined
+    const dispose = () => {
+      if (!live.delete(dispose)) return
+      removeSection?.()
+      this.registry.remove(entry)
+    }
+    live.add(dispose)
+    if (def.prompt) {
+      try {
+        removeSection = this.root.get('systemPrompt')?.section({ id: `tool:${def.name}`, text: def.prompt })
+      } catch (error) {
+        dispose()
+        throw error
       }
-      return () => {
-        removeSection?.()
-        removeTool()
-      }
-    }) as any) as () => void
+    }
+    return dispose
   }
 
   /** Add a guard, tied to the calling plugin: `fn(exec)` returns a reason to deny. */
@@ -155,7 +160,13 @@ export class ToolService extends Service {
     // (~µs per call): keep the original, as the waterfall does for listeners
     fn = unwrapArgument(fn)
     const registry = this.registry
-    return owner.scope.effect((() => registry.addGuard({ fn, owner, ownerName: ownerName(owner) })) as any) as () => void
+    const live = this.scoped.of(owner)
+    const remove = registry.addGuard({ fn, owner, ownerName: ownerName(owner) })
+    const dispose = () => {
+      if (live.delete(dispose)) remove()
+    }
+    live.add(dispose)
+    return dispose
   }
 
   /** The visible definition of `name` (unchanged by mode). */
