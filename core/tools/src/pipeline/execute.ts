@@ -32,34 +32,52 @@ function abortedResult(state: CallState, signal: AbortSignal): ToolResult | unde
   return errorResult(callId, name, 'ABORTED', `${name} was aborted by a tools/execute wrapper: ${describeError(signal.reason)}`)
 }
 
-async function runBody(state: CallState, signal: AbortSignal): Promise<ToolResult> {
+/** Run the body; a body that answers at once is settled at once (no promise). */
+function runBody(state: CallState, signal: AbortSignal): ToolResult | Promise<ToolResult> {
   const { callId, name } = state
-  const entry = state.entry!
-  const exec = state.exec!
   // the caller may have given up while the gates ran: the body never starts then
   if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
+  const exec = state.exec!
   const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, approvedSandboxMode: state.approvedSandboxMode, record: (facts) => Object.assign(state.record ??= {}, facts) }
+  let output: unknown
   try {
-    let output = entry.def.execute(exec.arguments, call)
-    // a body that answers at once is not sent round the microtask queue
-    if (output && typeof (output as Promise<unknown>).then === 'function') output = await output
-    return abortedResult(state, signal) ?? outputToResult(callId, name, output as ToolOutput)
+    output = state.entry!.def.execute(exec.arguments, call)
   } catch (error) {
-    const aborted = abortedResult(state, signal)
-    if (aborted) return aborted
-    // a body that could not be confined, or that hit its own deadline (run_code's program
-    // timeout), says so with its own code rather than as a generic failure
-    if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT')) {
-      return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT', `${name}: ${describeError(error)}`)
-    }
-    return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
+    return bodyFailed(state, signal, error)
+  }
+  if (output && typeof (output as Promise<unknown>).then === 'function') {
+    return Promise.resolve(output).then((settled) => bodyAnswered(state, signal, settled), (error) => bodyFailed(state, signal, error))
+  }
+  return bodyAnswered(state, signal, output)
+}
+
+function bodyAnswered(state: CallState, signal: AbortSignal, output: unknown): ToolResult {
+  try {
+    return abortedResult(state, signal) ?? outputToResult(state.callId, state.name, output as ToolOutput)
+  } catch (error) {
+    return bodyFailed(state, signal, error)
   }
 }
 
-export async function execute(_env: PipelineEnv, state: CallState): Promise<ToolResult> {
+function bodyFailed(state: CallState, signal: AbortSignal, error: unknown): ToolResult {
+  const { callId, name } = state
+  const aborted = abortedResult(state, signal)
+  if (aborted) return aborted
+  // a body that could not be confined, or that hit its own deadline (run_code's program
+  // timeout), says so with its own code rather than as a generic failure
+  if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT')) {
+    return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT', `${name}: ${describeError(error)}`)
+  }
+  return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
+}
+
+export function execute(env: PipelineEnv, state: CallState): ToolResult | Promise<ToolResult> {
+  return state.gates.around.length === 0 ? runBody(state, state.callerSignal) : wrapped(env, state)
+}
+
+async function wrapped(_env: PipelineEnv, state: CallState): Promise<ToolResult> {
   const { callId, name } = state
   const around = state.gates.around
-  if (around.length === 0) return runBody(state, state.callerSignal)
 
   let signal = state.callerSignal
   let releases: Array<() => void> | undefined
@@ -68,7 +86,7 @@ export async function execute(_env: PipelineEnv, state: CallState): Promise<Tool
   const fallback = () => {
     // a wrapper holding on to next() cannot start the body after the call was settled
     if (closed) return Promise.reject(new KernelError('TOOL_FAILED', `${name}: next() was called after the tools/execute chain had finished`))
-    return (body = runBody(state, signal))
+    return (body = Promise.resolve(runBody(state, signal)))
   }
   const mapNext = (exec: unknown, arg: unknown) => {
     const override = arg as NextOverride

@@ -38,7 +38,7 @@ function rank(decision: PreToolDecision | string): number {
  * decision any listener settled with wins; a listener that answers without
  * calling `next()` decides for the listeners after it, which never ran.
  */
-async function decide(state: CallState): Promise<PreToolDecision | string> {
+export async function preExecute(env: PipelineEnv, state: CallState): Promise<ToolResult | undefined> {
   let strictest: PreToolDecision | string = ALLOW
   const observe = (outcome: unknown, threw: boolean) => {
     const seen = threw ? `a tools/pre-execute listener failed: ${describeError(outcome)}` : checkDecision(outcome)
@@ -54,12 +54,8 @@ async function decide(state: CallState): Promise<PreToolDecision | string> {
   // a listener that returned without waiting for next() does not outrun an inner deny
   const running = started.settled()
   if (running) await running
-  return strictest
-}
-
-export async function preExecute(env: PipelineEnv, state: CallState): Promise<ToolResult | undefined> {
+  const decision = strictest as PreToolDecision | string
   const { callId, name } = state
-  const decision = state.gates.pre.length === 0 ? ALLOW : await decide(state)
   if (typeof decision === 'string') return errorResult(callId, name, 'DENIED', decision)
   if (decision.kind === 'allow') return
   if (decision.kind === 'deny') return errorResult(callId, name, 'DENIED', decision.reason)

@@ -44,9 +44,21 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
       guards: env.registry.guards,
     },
   }
-  let result: ToolResult
+  let result: ToolResult | undefined
   try {
-    result = await gates(env, state)
+    // a step with nothing registered is skipped outright, and a step that answers at once is not
+    // awaited: no promise, no turn of the microtask queue
+    result = validIds(state.input) ? prepare(env, state) : await refuseIds(state)
+    if (!result && state.gates.pre.length) result = await preExecute(env, state)
+    if (!result && state.gates.guards.length) {
+      const verdict = runGuards(env, state)
+      result = verdict instanceof Promise ? await verdict : verdict
+    }
+    if (!result) {
+      const ran = execute(env, state)
+      result = ran instanceof Promise ? await ran : ran
+      if (state.gates.post.length) result = await postExecute(env, state, result)
+    }
   } catch (error) {
     // a bug in a step must still end as one logged error result
     result = errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error: ${describeError(error)}`)
@@ -58,23 +70,11 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
   }
 }
 
-async function gates(env: PipelineEnv, state: CallState): Promise<ToolResult> {
-  if (typeof state.input.callId !== 'string' || typeof state.input.name !== 'string') {
-    await state.session.append('tool/call', { callId: state.callId, name: state.name, unloggable: 'callId and name must be strings' }).catch(() => {})
-    return errorResult(state.callId, state.name, 'INVALID_ARGS', 'callId and name must be strings')
-  }
-  // a step with nothing registered is skipped outright: no promise, no turn of the queue
-  let refused = prepare(env, state)
-  if (refused) return refused
-  if (state.gates.pre.length) {
-    refused = await preExecute(env, state)
-    if (refused) return refused
-  }
-  if (state.gates.guards.length) {
-    const verdict = runGuards(env, state)
-    refused = verdict instanceof Promise ? await verdict : verdict
-    if (refused) return refused
-  }
-  const result = await execute(env, state)
-  return state.gates.post.length ? await postExecute(env, state, result) : result
+function validIds(input: ExecuteInput): boolean {
+  return typeof input.callId === 'string' && typeof input.name === 'string'
+}
+
+async function refuseIds(state: CallState): Promise<ToolResult> {
+  await state.session.append('tool/call', { callId: state.callId, name: state.name, unloggable: 'callId and name must be strings' }).catch(() => {})
+  return errorResult(state.callId, state.name, 'INVALID_ARGS', 'callId and name must be strings')
 }
