@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { canonicalJson, deepFreeze, frozenSnapshot, NotJsonError, snapshot } from '@dsh/kernel'
+import { canonicalJson, deepFreeze, freezeSnapshot, frozenSnapshot, jsonEqual, NotJsonError, snapshot } from '@dsh/kernel'
 
 describe('snapshot', () => {
   it('copies plain JSON', () => {
@@ -97,5 +97,41 @@ describe('canonicalJson', () => {
       const reversed = Object.fromEntries(Object.entries(dict).reverse())
       expect(canonicalJson(reversed)).toBe(canonicalJson(dict))
     }))
+  })
+})
+
+describe('jsonEqual', () => {
+  it('says what comparing canonical texts says, for any two JSON values', () => {
+    const value = fc.jsonValue({ maxDepth: 4 })
+    fc.assert(fc.property(value, value, (a, b) => {
+      expect(jsonEqual(a, b)).toBe(canonicalJson(a) === canonicalJson(b))
+    }))
+  })
+
+  it('ignores key order and tells arrays from objects and null from missing', () => {
+    expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true)
+    expect(jsonEqual([1, 2], { 0: 1, 1: 2 })).toBe(false)
+    expect(jsonEqual({ a: null }, {})).toBe(false)
+    expect(jsonEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false)
+    expect(jsonEqual({ __proto__: 1 } as any, JSON.parse('{"__proto__":1}'))).toBe(false)
+    expect(jsonEqual(JSON.parse('{"__proto__":1}'), JSON.parse('{"__proto__":1}'))).toBe(true)
+  })
+})
+
+describe('deepFreeze and freezeSnapshot', () => {
+  it('deepFreeze freezes below a shallowly frozen object, and survives cycles', () => {
+    const inner = { list: [1] }
+    const top = Object.freeze({ inner })
+    deepFreeze(top)
+    expect(Object.isFrozen(inner.list)).toBe(true)
+    const cyclic: any = { a: {} }
+    cyclic.a.back = cyclic
+    deepFreeze(cyclic)
+    expect(Object.isFrozen(cyclic.a)).toBe(true)
+  })
+
+  it('freezeSnapshot freezes every level of a snapshot', () => {
+    const copy = freezeSnapshot(snapshot<any>({ a: [{ b: 1 }], c: { d: {} } }))
+    expect([copy, copy.a, copy.a[0], copy.c, copy.c.d].every((v) => Object.isFrozen(v))).toBe(true)
   })
 })

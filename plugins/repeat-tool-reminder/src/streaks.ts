@@ -1,29 +1,22 @@
 /**
- * Per-session runs of identical calls. A run is the tool name and the
- * canonical JSON of its arguments (keys sorted, so `{a, b}` equals `{b, a}`);
- * a call that differs in either starts a new run of 1.
+ * Per-session runs of identical calls. A run is the tool name and its
+ * arguments, compared as JSON values (keys in any order, so `{a, b}` equals
+ * `{b, a}`); a call that differs in either starts a new run of 1. The
+ * arguments kept are the call's frozen snapshot (the session log holds it too),
+ * so nothing is copied or serialized per call.
  *
  * State lives in a WeakMap keyed by the Session object, so one session never
  * sees another's run and a dropped session takes its state with it. It is also
  * dropped eagerly when the session closes, and `dispose()` removes the close
  * listeners this tracker added, so plugin reloads leave nothing on a session.
  */
-import { createHash } from 'node:crypto'
-import { canonicalJson, type Session } from '@dsh/kernel'
+import { jsonEqual, type Session } from '@dsh/kernel'
 
 interface Run {
   name: string
-  args: string
+  args: unknown
   count: number
   off: () => void
-}
-
-// long arguments are remembered by digest: a run's state stays small whatever the call carried
-const MAX_KEPT = 256
-
-function argumentKey(args: unknown): string {
-  const json = canonicalJson(args)
-  return json.length <= MAX_KEPT ? json : `sha256:${createHash('sha256').update(json).digest('base64')}`
 }
 
 export class Streaks {
@@ -33,15 +26,14 @@ export class Streaks {
 
   /** Count one call; returns the length of the run it belongs to. */
   count(session: Session, name: string, args: unknown): number {
-    const key = argumentKey(args)
     const run = this.runs.get(session)
     if (!run) {
-      this.start(session, name, key)
+      this.start(session, name, args)
       return 1
     }
-    if (run.name === name && run.args === key) return ++run.count
+    if (run.name === name && jsonEqual(run.args, args)) return ++run.count
     run.name = name
-    run.args = key
+    run.args = args
     run.count = 1
     return 1
   }
@@ -56,7 +48,7 @@ export class Streaks {
     this.live.clear()
   }
 
-  private start(session: Session, name: string, args: string): void {
+  private start(session: Session, name: string, args: unknown): void {
     const run: Run = { name, args, count: 1, off: () => {} }
     this.runs.set(session, run)
     this.live.add(run)
