@@ -46,4 +46,22 @@ describe('ToolScheduler', () => {
     await expect(scheduler.run('exclusive', async () => { throw new Error('x') })).rejects.toThrow('x')
     expect(await scheduler.run('exclusive', async () => 7)).toBe(7)
   })
+
+  it('idle() waits for running and queued calls, and a task that throws synchronously still frees its slot', async () => {
+    const scheduler = new ToolScheduler()
+    await scheduler.idle()
+    const gate = deferred()
+    let finished = 0
+    const first = scheduler.run('exclusive', async () => { await gate.promise; finished++ })
+    const second = scheduler.run('parallel', async () => { finished++ })
+    let idle = false
+    const waiting = scheduler.idle().then(() => { idle = true })
+    await new Promise((r) => setTimeout(r, 0))
+    expect(idle).toBe(false)
+    gate.resolve()
+    await Promise.all([first, second, waiting])
+    expect(finished).toBe(2)
+    await expect(scheduler.run('exclusive', () => { throw new Error('sync') })).rejects.toThrow('sync')
+    await expect(scheduler.run('exclusive', async () => 'next')).resolves.toBe('next')
+  })
 })

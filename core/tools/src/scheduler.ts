@@ -20,29 +20,50 @@ export function classify(def: ToolDefinition | undefined, args: unknown): Concur
 
 interface Waiter {
   kind: Concurrency
-  start: () => void
+  start: () => unknown
 }
 
 export class ToolScheduler {
   private running = 0
   private exclusive = false
   private queue: Waiter[] = []
+  private idleWaiters: Array<() => void> = []
+
+  /** Resolves once nothing runs and nothing waits (at once if so already). */
+  idle(): Promise<void> {
+    if (!this.running && !this.queue.length) return Promise.resolve()
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+  }
 
   /** Run `task` when its class allows; resolves or rejects with the task. */
   run<T>(kind: Concurrency, task: () => Promise<T>): Promise<T> {
+    // nothing waiting and room to run: start now, with no queue entry and no wrapping promise
+    if (!this.queue.length && !this.exclusive && (kind === 'parallel' || this.running === 0)) return this.start(kind, task)
     return new Promise<T>((resolve, reject) => {
-      const start = () => {
-        this.running++
-        if (kind === 'exclusive') this.exclusive = true
-        task().then(resolve, reject).finally(() => {
-          this.running--
-          if (kind === 'exclusive') this.exclusive = false
-          this.drain()
-        })
-      }
-      this.queue.push({ kind, start })
+      this.queue.push({ kind, start: () => this.start(kind, task).then(resolve, reject) })
       this.drain()
     })
+  }
+
+  private start<T>(kind: Concurrency, task: () => Promise<T>): Promise<T> {
+    this.running++
+    if (kind === 'exclusive') this.exclusive = true
+    let running: Promise<T>
+    try {
+      running = task()
+    } catch (error) {
+      running = Promise.reject(error)
+    }
+    const done = () => {
+      this.running--
+      if (kind === 'exclusive') this.exclusive = false
+      this.drain()
+      if (!this.running && !this.queue.length && this.idleWaiters.length) {
+        for (const resolve of this.idleWaiters.splice(0)) resolve()
+      }
+    }
+    running.then(done, done)
+    return running
   }
 
   private drain(): void {

@@ -47,9 +47,6 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
       const scheduler = new ToolScheduler()
       const scope = call.exec.scope
       const names = tools.schemas(scope).map((s) => s.name)
-      // sub-calls a program started but did not wait for still run to their end before run_code
-      // reports: a started body is never abandoned, and its result is logged before the parent's
-      const inflight = new Set<Promise<unknown>>()
       const outcome = await runtime().run({
         code: args.code,
         tools: names,
@@ -61,10 +58,8 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
           try {
             // written with the sub-call's own tool/call, in order, by one write
             call.session.post('tool/code-dispatch-start', { callId, parent: call.callId, name })
-            const running = scheduler.run(tools.concurrency(name, subArgs, scope), () =>
+            const result = await scheduler.run(tools.concurrency(name, subArgs, scope), () =>
               tools.execute({ callId, name, arguments: subArgs, session: call.session, signal: fused.signal, scope, parent }))
-            inflight.add(running)
-            const result = await running.finally(() => inflight.delete(running))
             call.session.post('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
             return toOutcome(result)
           } catch (error) {
@@ -74,7 +69,9 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
           }
         },
       })
-      await Promise.allSettled([...inflight])
+      // sub-calls a program started but did not wait for still run to their end before run_code
+      // reports: a started body is never abandoned, and its result is logged before the parent's
+      await scheduler.idle()
       if (!outcome.ok) throw failure(outcome)
       const text = JSON.stringify(outcome.value)
       return { value: outcome.value as JsonValue, content: outcome.logs ? [{ type: 'text', text }, { type: 'text', text: outcome.logs }] : text }
