@@ -21,7 +21,7 @@ const CANCEL = 1
 /** promise jobs run between two looks at the deadline and the cancel word */
 const jobBatch = 512
 /** how long the thread polls for the host's answer before it sleeps (the host polls as long: ../pool-worker.ts) */
-const spinMs = 0.5
+const spinMs = 2
 
 /**
  * @typedef {import('../protocol.js').RunMessage} RunMessage
