@@ -28,10 +28,7 @@ export interface ToolsConfig {
 
 const MODES: readonly ToolsMode[] = ['native', 'code', 'both']
 
-const CALLER_METHODS = ['register', 'registerTransport', 'guard'] as const
-type CallerMethod = typeof CALLER_METHODS[number]
-const RECEIVER = Symbol.for('cordis.receiver')
-const ORIGINAL = Symbol.for('cordis.original')
+const ownContexts = new WeakMap<object, Context>()
 
 export class ToolService extends Service {
   private registry: Registry
@@ -39,8 +36,6 @@ export class ToolService extends Service {
   private root: Context
   private changePending = false
   private scoped = new ScopedRegistrations()
-  /** the caller-bound methods handed out per calling context */
-  private bound = new WeakMap<Context, Record<CallerMethod, (arg: any) => () => void>>()
 
   constructor(ctx: Context, config: ToolsConfig = {}) {
     super(ctx, 'tools', true)
@@ -59,45 +54,13 @@ export class ToolService extends Service {
       approval: () => this.root.get('approval') as ApprovalGate | undefined,
       tokens: new WeakSet(),
     }
-    ToolService.installCallerMethods(ctx)
-  }
-
-  /**
-   * `ctx.tools.register(def)`, `registerTransport(def)` and `guard(fn)` resolve as
-   * cordis associate properties (`tools.register`, ...) rather than as traced
-   * method calls. The caller's context arrives as the getter's `this`, without
-   * the shadow context and the two call proxies cordis builds for every traced
-   * call (about two thirds of the cost of a registration). Same caller, same
-   * scope. The getter lives on `Context.prototype`, so cordis's context proxy
-   * finds it directly instead of building an Error to warn about an unknown
-   * property; the root's internal entry is what routes the traced lookup there.
-   */
-  private static installCallerMethods(ctx: Context): void {
-    for (const key of CALLER_METHODS) {
-      const name = `tools.${key}`
-      const get = function (this: Context) { return ToolService.callerMethod(this, key) }
-      if (!Object.hasOwn(Context.prototype, name)) Object.defineProperty(Context.prototype, name, { configurable: true, get })
-      ctx.reflect.accessor(name, { get } as any)
-    }
-  }
-
-  /** The method `key` of the service a traced lookup came through, bound to its caller. */
-  private static callerMethod(lookup: Context, key: CallerMethod): ((arg: any) => () => void) | undefined {
-    const traced = (lookup as any)[RECEIVER]
-    const service = traced?.[ORIGINAL]
-    if (!(service instanceof ToolService)) return undefined
-    // the traced service answers `ctx` with its caller: the context itself, not the lookup's wrapper
-    const owner: Context = traced.ctx
-    let methods = service.bound.get(owner)
-    if (!methods) {
-      methods = {
-        register: (def: ToolDefinition) => service.add(owner, def, false),
-        registerTransport: (def: ToolDefinition) => service.addTransport(owner, def),
-        guard: (fn: Guard) => service.addGuard(owner, fn),
-      }
-      service.bound.set(owner, methods)
-    }
-    return methods[key]
+    // cordis builds a shadow context for every traced member access of a service whose `ctx` is
+    // an own data property (a context, two proxies and named closures each time: most of the cost
+    // of a registration). Kept behind an accessor it is not own, so no shadow is built; a traced
+    // method still sees its caller as `this.ctx`, from the trace itself.
+    const own = this.ctx
+    delete (this as any).ctx
+    ownContexts.set(this, own)
   }
 
   get mode(): ToolsMode {
@@ -242,3 +205,13 @@ export class ToolService extends Service {
     })
   }
 }
+
+Object.defineProperty(ToolService.prototype, 'ctx', {
+  configurable: true,
+  get(this: ToolService) {
+    return ownContexts.get(this)
+  },
+  set(this: ToolService, value: Context) {
+    ownContexts.set(this, value)
+  },
+})
