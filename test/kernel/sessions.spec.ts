@@ -195,6 +195,24 @@ describe('Session', () => {
     expect(lines(session.path).map((e) => e.seq)).toEqual([1, 2, 3, 4])
   })
 
+  it('events() holds what the file holds, in order, for every append form', async () => {
+    const session = new Session(dir, { id: 'mixed' })
+    const data = { turn: 1, nested: { list: [1, 'two', null] } } as any
+    session.write('turn/begin', data)
+    const appended = await session.append('turn/end', { turn: 1 })
+    session.post('turn/begin', { turn: 2 })
+    await session.flush()
+    const events = session.events()
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3])
+    expect(events[0].data).toEqual(data)
+    expect(events[1]).toBe(appended)
+    expect(events.map((e) => JSON.stringify(e))).toEqual(lines(session.path).map((e) => JSON.stringify(e)))
+    // asking again gives the same objects, and later lines join them
+    session.write('turn/end', { turn: 2 })
+    expect(session.events()[0]).toBe(events[0])
+    expect(session.events().map((e) => e.seq)).toEqual([1, 2, 3, 4])
+  })
+
   it('write refuses a closed session and writes nothing', () => {
     const session = new Session(dir, { id: 'closedwrite' })
     session.close()

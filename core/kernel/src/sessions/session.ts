@@ -36,11 +36,18 @@ export class Session {
   readonly path: string
   /** what reopening found: a torn last line cut off, unparsable lines skipped */
   readonly recovery: Recovery
-  private list: SessionEvent[]
+  /**
+   * The events, in order. Events from the hot path (`write`, `post`) are kept
+   * as their line until `events()` is first called after them: a string is one
+   * object the garbage collector never looks inside, where the event would be
+   * a tree of them, kept for the whole session.
+   */
+  private list: Array<SessionEvent | string>
+  /** index of the first entry still kept as a line, or -1 */
+  private unparsed = -1
   private seq: number
+  private time = 0
   private writer: LogWriter
-  /** the line `encode` built last */
-  private line = ''
   private turn = 0
   private open = false
   private closeListeners = new Set<() => void>()
@@ -56,7 +63,7 @@ export class Session {
     this.path = join(dir, `${id}.jsonl`)
     this.recovery = recover(this.path)
     this.list = this.recovery.events
-    this.seq = this.list.reduce((max, event) => Math.max(max, event.seq), 0)
+    this.seq = this.recovery.events.reduce((max, event) => Math.max(max, event.seq), 0)
     this.writer = new LogWriter(this.path, (lost) => this.drop(lost))
     if (this.recovery.reason) {
       // reported in the log itself, never fatal
@@ -98,8 +105,9 @@ export class Session {
   write<K extends SessionEventType>(type: K, data: SessionEvents[K]): void {
     const refusal = this.writer.refusal()
     if (refusal) throw refusal
-    const event = this.encode(type, data)
-    this.writer.queue(this.line, event, isDurable(type))
+    const line = this.encode(type, data)
+    this.keepLine(line)
+    this.writer.queue(line, line, isDurable(type))
     this.writer.writeNow()
   }
 
@@ -111,14 +119,15 @@ export class Session {
   post<K extends SessionEventType>(type: K, data: SessionEvents[K]): void {
     const refusal = this.writer.refusal()
     if (refusal) throw refusal
-    const event = this.encode(type, data)
+    const line = this.encode(type, data)
+    this.keepLine(line)
     if (isDurable(type)) {
       // a durable event is never deferred; its fsync failure still fails the log
-      this.writer.queue(this.line, event, true)
+      this.writer.queue(line, line, true)
       this.writer.waiter(true).catch(() => {})
       this.writer.soon()
     } else {
-      this.writer.queue(this.line, event, false)
+      this.writer.queue(line, line, false)
       this.writer.later()
     }
   }
@@ -131,23 +140,24 @@ export class Session {
   private enqueue<K extends SessionEventType>(type: K, data: SessionEvents[K], later: boolean): Promise<SessionEvent<K>> {
     const refusal = this.writer.refusal()
     if (refusal) return Promise.reject(refusal)
-    let event: SessionEvent<K>
+    let line: string
     try {
-      event = this.encode(type, data)
+      line = this.encode(type, data)
     } catch (error) {
       return Promise.reject(error)
     }
+    const event: SessionEvent<K> = { seq: this.seq, time: this.time, type, data }
+    this.list.push(event)
     const durable = isDurable(type)
-    this.writer.queue(this.line, event, durable)
+    this.writer.queue(line, event, durable)
     const written = this.writer.waiter(durable)
     if (later && !durable) this.writer.later()
     else this.writer.soon()
     return written.then(() => event)
   }
 
-  /** Build the event and its line (left in `line`), number it, and add it to the list. */
-  private encode<K extends SessionEventType>(type: K, data: SessionEvents[K]): SessionEvent<K> {
-    const event: SessionEvent<K> = { seq: this.seq + 1, time: Date.now(), type, data }
+  /** The event's line; numbers the event (`seq`, `time`). Throws `INVALID_EVENT`, numbering nothing. */
+  private encode(type: SessionEventType, data: unknown): string {
     let json: string | undefined
     try {
       json = JSON.stringify(data)
@@ -155,24 +165,39 @@ export class Session {
       throw new KernelError('INVALID_EVENT', `event ${type} cannot be serialized: ${(cause as Error).message}`, { cause })
     }
     if (typeof json !== 'string') throw new KernelError('INVALID_EVENT', `event ${type} has no JSON data (got ${typeof data})`)
+    const seq = ++this.seq
+    const time = (this.time = Date.now())
     // the envelope by hand: the same text JSON.stringify(event) gives, without walking it again
-    this.line = `{"seq":${event.seq},"time":${event.time},"type":${quoted(type)},"data":${json}}\n`
-    this.seq = event.seq
-    this.list.push(event)
-    return event
+    return `{"seq":${seq},"time":${time},"type":${quoted(type)},"data":${json}}\n`
+  }
+
+  private keepLine(line: string): void {
+    if (this.unparsed < 0) this.unparsed = this.list.length
+    this.list.push(line)
   }
 
   /** Drop events whose lines did not reach the file: they are not part of the session. */
   private drop(lost: unknown[]): void {
     const gone = new Set(lost)
     let kept = 0
-    for (const event of this.list) if (!gone.has(event)) this.list[kept++] = event
+    this.unparsed = -1
+    for (const entry of this.list) {
+      if (gone.has(entry)) continue
+      if (typeof entry === 'string' && this.unparsed < 0) this.unparsed = kept
+      this.list[kept++] = entry
+    }
     this.list.length = kept
   }
 
   /** The events of this session, in order (the in-memory list; do not mutate). */
   events(): readonly SessionEvent[] {
-    return this.list
+    const list = this.list
+    if (this.unparsed >= 0) {
+      // each line parses to exactly the event it was written as: it is what the file holds
+      for (let i = this.unparsed; i < list.length; i++) if (typeof list[i] === 'string') list[i] = JSON.parse(list[i] as string)
+      this.unparsed = -1
+    }
+    return list as SessionEvent[]
   }
 
   get inTurn(): boolean {
