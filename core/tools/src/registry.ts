@@ -126,9 +126,10 @@ export class Registry {
    * nested) may only name the reserved transport: every other name is
    * collapsed to "unknown" here, before any policy runs.
    */
-  resolveExecution(name: string, nested: boolean, scope?: ToolScope): ToolEntry | undefined {
+  resolveExecution(name: string, nested: boolean, scope?: ToolScope, visible?: ToolEntry): ToolEntry | undefined {
     if (this.collapses(name, nested)) return
-    return this.get(name, scope)
+    // `visible`: the caller's own `get(name, scope)`, so a call makes one lookup, not two
+    return visible ?? this.get(name, scope)
   }
 
   collapses(name: string, nested: boolean): boolean {

@@ -75,10 +75,8 @@ export function execute(env: PipelineEnv, state: CallState): ToolResult | Promis
   return state.gates.around.length === 0 ? runBody(state, state.callerSignal) : wrapped(env, state)
 }
 
-async function wrapped(_env: PipelineEnv, state: CallState): Promise<ToolResult> {
-  const { callId, name } = state
-  const around = state.gates.around
-
+function wrapped(_env: PipelineEnv, state: CallState): Promise<ToolResult> {
+  const { name } = state
   let signal = state.callerSignal
   let releases: Array<() => void> | undefined
   let body: Promise<ToolResult> | undefined
@@ -97,16 +95,39 @@ async function wrapped(_env: PipelineEnv, state: CallState): Promise<ToolResult>
     }
     return exec as any
   }
+  let chain: Promise<unknown>
+  try {
+    chain = compose(state.gates.around, undefined, state.exec!, fallback, mapNext)
+  } catch (error) {
+    chain = Promise.reject(error)
+  }
+  // every wrapper handed next()'s promise straight back: the chain is the body, and no second
+  // promise or turn is spent on it (a wrapper's next() was called once, so it cannot start it again)
+  if (chain === body && !releases) {
+    closed = true
+    return body
+  }
+  return settle(state, chain, () => body, () => releases, () => { closed = true })
+}
+
+/** The slow path: wait for the chain, then for the body whatever the wrappers did. */
+async function settle(
+  state: CallState,
+  chain: Promise<unknown>,
+  bodyOf: () => Promise<ToolResult> | undefined,
+  releasesOf: () => Array<() => void> | undefined,
+  close: () => void,
+): Promise<ToolResult> {
+  const { callId, name } = state
   let wrapperError: unknown
   try {
-    const chain = compose(around, undefined, state.exec!, fallback, mapNext)
-    // every wrapper handed next()'s promise straight back: the chain is the body
-    if (chain !== body) await chain
+    await chain
   } catch (error) {
     wrapperError = error
   }
-  closed = true
+  close()
   try {
+    const body = bodyOf()
     if (!body) {
       return errorResult(callId, name, 'TOOL_FAILED', wrapperError
         ? `a tools/execute wrapper failed before the tool ran: ${describeError(wrapperError)}`
@@ -119,6 +140,7 @@ async function wrapped(_env: PipelineEnv, state: CallState): Promise<ToolResult>
     }
     return result
   } finally {
+    const releases = releasesOf()
     if (releases) for (const release of releases) release()
   }
 }
