@@ -106,8 +106,8 @@ export class Session {
     const refusal = this.writer.refusal()
     if (refusal) throw refusal
     const line = this.encode(type, data)
-    this.keepLine(line)
-    this.writer.queue(line, line, isDurable(type))
+    const durable = isDurable(type)
+    this.writer.queue(line, this.keep(type, data, line, durable), durable)
     this.writer.writeNow()
   }
 
@@ -120,14 +120,13 @@ export class Session {
     const refusal = this.writer.refusal()
     if (refusal) throw refusal
     const line = this.encode(type, data)
-    this.keepLine(line)
     if (isDurable(type)) {
       // a durable event is never deferred; its fsync failure still fails the log
-      this.writer.queue(line, line, true)
+      this.writer.queue(line, this.keep(type, data, line, true), true)
       this.writer.waiter(true).catch(() => {})
       this.writer.soon()
     } else {
-      this.writer.queue(line, line, false)
+      this.writer.queue(line, this.keep(type, data, line, false), false)
       this.writer.later()
     }
   }
@@ -171,9 +170,20 @@ export class Session {
     return `{"seq":${seq},"time":${time},"type":${quoted(type)},"data":${json}}\n`
   }
 
-  private keepLine(line: string): void {
+  /**
+   * Add the just-encoded event to the list, and return what stands for it there
+   * (the writer's tag). A durable event is kept as the event: if its fsync fails
+   * later it must still be found to be dropped, whatever `events()` did meanwhile.
+   */
+  private keep(type: SessionEventType, data: unknown, line: string, durable: boolean): unknown {
+    if (durable) {
+      const event = { seq: this.seq, time: this.time, type, data } as SessionEvent
+      this.list.push(event)
+      return event
+    }
     if (this.unparsed < 0) this.unparsed = this.list.length
     this.list.push(line)
+    return line
   }
 
   /** Drop events whose lines did not reach the file: they are not part of the session. */
