@@ -116,6 +116,8 @@ describe('Session', () => {
       await session.append('turn/begin', { turn: 1 })
       writeFileSync(join(full, 'filler'), Buffer.alloc(8 * 1024))
       session.post('turn/end', { turn: 1, pad: 'x'.repeat(8 * 1024) } as any)
+      // asked for before the write fails: the event is in the list, and must still leave it
+      expect(session.events().map((e) => e.seq)).toEqual([1, 2])
       expect(() => session!.write('turn/begin', { turn: 2 })).toThrow(/cannot append/)
       expect(session.failure?.code).toBe('SESSION_WRITE_FAILED')
       expect(session.events().map((e) => e.seq)).toEqual([1])
@@ -211,6 +213,18 @@ describe('Session', () => {
     session.write('turn/end', { turn: 2 })
     expect(session.events()[0]).toBe(events[0])
     expect(session.events().map((e) => e.seq)).toEqual([1, 2, 3, 4])
+  })
+
+  it('keeps many hot-path lines, long and multi-byte ones too, and gives each back exactly', async () => {
+    const session = new Session(dir, { id: 'many' })
+    const long = 'é'.repeat(700_000)
+    for (let i = 0; i < 3000; i++) session.post('turn/begin', { turn: i, text: i % 1000 === 999 ? long : `ü${i}` } as any)
+    session.write('turn/end', { turn: -1 })
+    const events = session.events()
+    expect(events).toHaveLength(3001)
+    expect(events[999].data).toEqual({ turn: 999, text: long })
+    expect(events[1500].data).toEqual({ turn: 1500, text: 'ü1500' })
+    expect(events.map((e) => JSON.stringify(e))).toEqual(lines(session.path).map((e) => JSON.stringify(e)))
   })
 
   it('write refuses a closed session and writes nothing', () => {

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { KernelError } from '../errors.js'
 import { isDurable, type SessionEvent, type SessionEvents, type SessionEventType } from './events.js'
+import { LineStore } from './line-store.js'
 import { LogWriter } from './log-writer.js'
 import { recover, type Recovery } from './recover.js'
 
@@ -38,12 +39,14 @@ export class Session {
   readonly recovery: Recovery
   /**
    * The events, in order. Events from the hot path (`write`, `post`) are kept
-   * as their line until `events()` is first called after them: a string is one
-   * object the garbage collector never looks inside, where the event would be
-   * a tree of them, kept for the whole session.
+   * as their `seq`, their line held in `lines` (off the heap), until `events()`
+   * is first called after them: the collector then has nothing per event to
+   * trace or copy, where the event would be a tree of objects kept for the
+   * whole session. The writer's tag for every line is its `seq`.
    */
-  private list: Array<SessionEvent | string>
-  /** index of the first entry still kept as a line, or -1 */
+  private list: Array<SessionEvent | number>
+  private lines = new LineStore()
+  /** index of the first entry still kept as a line id, or -1 */
   private unparsed = -1
   private seq: number
   private time = 0
@@ -148,7 +151,7 @@ export class Session {
     const event: SessionEvent<K> = { seq: this.seq, time: this.time, type, data }
     this.list.push(event)
     const durable = isDurable(type)
-    this.writer.queue(line, event, durable)
+    this.writer.queue(line, event.seq, durable)
     const written = this.writer.waiter(durable)
     if (later && !durable) this.writer.later()
     else this.writer.soon()
@@ -175,25 +178,27 @@ export class Session {
    * (the writer's tag). A durable event is kept as the event: if its fsync fails
    * later it must still be found to be dropped, whatever `events()` did meanwhile.
    */
-  private keep(type: SessionEventType, data: unknown, line: string, durable: boolean): unknown {
+  private keep(type: SessionEventType, data: unknown, line: string, durable: boolean): number {
+    const seq = this.seq
     if (durable) {
-      const event = { seq: this.seq, time: this.time, type, data } as SessionEvent
-      this.list.push(event)
-      return event
+      this.list.push({ seq, time: this.time, type, data } as SessionEvent)
+      return seq
     }
     if (this.unparsed < 0) this.unparsed = this.list.length
-    this.list.push(line)
-    return line
+    this.lines.add(seq, line)
+    this.list.push(seq)
+    return seq
   }
 
-  /** Drop events whose lines did not reach the file: they are not part of the session. */
+  /** Drop events whose lines did not reach the file (by `seq`): they are not part of the session. */
   private drop(lost: unknown[]): void {
     const gone = new Set(lost)
     let kept = 0
     this.unparsed = -1
     for (const entry of this.list) {
-      if (gone.has(entry)) continue
-      if (typeof entry === 'string' && this.unparsed < 0) this.unparsed = kept
+      const isLine = typeof entry === 'number'
+      if (gone.has(isLine ? entry : entry.seq)) continue
+      if (isLine && this.unparsed < 0) this.unparsed = kept
       this.list[kept++] = entry
     }
     this.list.length = kept
@@ -204,8 +209,12 @@ export class Session {
     const list = this.list
     if (this.unparsed >= 0) {
       // each line parses to exactly the event it was written as: it is what the file holds
-      for (let i = this.unparsed; i < list.length; i++) if (typeof list[i] === 'string') list[i] = JSON.parse(list[i] as string)
+      for (let i = this.unparsed; i < list.length; i++) {
+        const entry = list[i]
+        if (typeof entry === 'number') list[i] = JSON.parse(this.lines.text(entry))
+      }
       this.unparsed = -1
+      this.lines.clear()
     }
     return list as SessionEvent[]
   }
