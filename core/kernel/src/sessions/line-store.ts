@@ -20,14 +20,17 @@ export class LineStore {
   /** Keep `line` under `id` (the event's `seq`): ids only grow. */
   add(id: number, line: string): void {
     if (id < this.next) throw new RangeError(`line ids only grow: ${id} after ${this.next - 1}`)
-    const bytes = Buffer.byteLength(line)
     let chunk = this.chunks[this.chunks.length - 1]
-    if (!chunk || this.used + bytes > chunk.length) {
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes))
-      this.chunks.push(chunk)
-      this.used = 0
+    // a UTF-16 unit is at most 3 UTF-8 bytes: only a line that may not fit is measured
+    if (!chunk || this.used + 3 * line.length > chunk.length) {
+      const bytes = Buffer.byteLength(line)
+      if (!chunk || this.used + bytes > chunk.length) {
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes))
+        this.chunks.push(chunk)
+        this.used = 0
+      }
     }
-    chunk.write(line, this.used, 'utf8')
+    const bytes = chunk.write(line, this.used, 'utf8')
     const slot = 3 * (id - this.base)
     if (slot + 3 > this.where.length) {
       const grown = new Int32Array(Math.max(this.where.length * 2, slot + 3))
