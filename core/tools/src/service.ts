@@ -69,7 +69,7 @@ export class ToolService extends Service {
 
   /** Register a tool, tied to the calling plugin's scope. */
   register(def: ToolDefinition): () => void {
-    // reached only on the raw service (`ctx.tools.register` resolves through the accessor above)
+    // `this` is cordis's trace: `this.ctx` is the caller's context; the work is done on the raw service
     return raw(this).add(this.ctx, def, false)
   }
 
