@@ -15,7 +15,7 @@ export function median(values) {
 export async function perIteration(fn, { batch = 1000, samples = 15, warmup = 2 } = {}) {
   const times = []
   for (let s = 0; s < samples + warmup; s++) {
-    globalThis.gc?.()
+    // no forced collection: after one, V8 shrinks the young generation and the batch pays to grow it back
     const start = now()
     for (let i = 0; i < batch; i++) await fn(i)
     const elapsed = (now() - start) / batch
