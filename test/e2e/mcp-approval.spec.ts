@@ -4,28 +4,18 @@
  * `ask_me`; the server asks the client only when the client declared
  * elicitation and none of the kernel's own approvers answered.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
-import { assertBuilt, connect, errorCode, fixture, text, until, Workspace, type Connection, type StartOptions } from './mcp-helpers.js'
+import { errorCode, fixture, mcpServers, text, until, type StartOptions } from './mcp-helpers.js'
 
-let ws: Workspace | undefined
-let conn: Connection | undefined
-
-beforeAll(assertBuilt)
-afterEach(async () => {
-  await conn?.close()
-  conn = undefined
-  ws?.cleanup()
-  ws = undefined
-})
+const open = mcpServers()
 
 type Form = ElicitRequest['params'] & { requestedSchema?: any }
 
 async function start(answer: StartOptions['elicit'], config: object = {}) {
   const asked: Form[] = []
-  ws = new Workspace({ plugins: { [fixture('ask-tool.mjs')]: {} }, ...config })
-  conn = await connect(ws, answer ? { elicit: (params, extra) => (asked.push(params as Form), answer(params, extra)) } : {})
-  return { ws, client: conn.client, asked }
+  const { ws, client } = await open({ plugins: { [fixture('ask-tool.mjs')]: {} }, ...config }, answer ? { elicit: (params, extra) => (asked.push(params as Form), answer(params, extra)) } : {})
+  return { ws, client, asked }
 }
 
 const decide = (decision: string, reason?: string) => (): ElicitResult => ({ action: 'accept', content: { decision, ...(reason ? { reason } : {}) } })
@@ -72,11 +62,7 @@ describe('dsh mcp: approval through elicitation', () => {
       const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
       expect(errorCode(result)).toBe('DENIED')
       expect(text(result)).toMatch(action === 'decline' ? /declined/ : /dismissed/)
-      await conn!.close()
-      ws!.cleanup()
     }
-    conn = undefined
-    ws = undefined
   })
 
   it('a client that fails to answer, or answers outside the form, leaves the call refused (APPROVAL_UNAVAILABLE)', async () => {
@@ -86,8 +72,6 @@ describe('dsh mcp: approval through elicitation', () => {
     const broken = await failing.client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
     expect(errorCode(broken)).toBe('APPROVAL_UNAVAILABLE')
     expect(text(broken)).toMatch(/could not answer/)
-    await conn!.close()
-    ws!.cleanup()
     const odd = await start(() => ({ action: 'accept', content: { decision: 'allow forever' } }))
     const malformed = await odd.client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
     expect(errorCode(malformed)).toBe('APPROVAL_UNAVAILABLE')

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { Readable } from 'node:stream'
 import { stringify } from 'yaml'
+import { afterEach, beforeAll } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
@@ -121,6 +122,35 @@ export interface Connection {
   transport: StdioClientTransport
   stderr: Output
   close(): Promise<void>
+}
+
+/** A server started by `mcpServers()`: its workspace, its connection, and the client. */
+export interface Started {
+  ws: Workspace
+  conn: Connection
+  client: Client
+}
+
+/**
+ * The set-up every MCP spec shares: checks the CLI is built, and returns
+ * `start(config, options)`, which spawns a server in a fresh workspace. Every
+ * server a test started is closed, and its workspace removed, after the test.
+ */
+export function mcpServers(): (config: object, options?: StartOptions) => Promise<Started> {
+  const running: Array<{ ws: Workspace; conn?: Connection }> = []
+  beforeAll(assertBuilt)
+  afterEach(async () => {
+    for (const { ws, conn } of running.splice(0)) {
+      await conn?.close()
+      ws.cleanup()
+    }
+  })
+  return async (config, options = {}) => {
+    const entry: { ws: Workspace; conn?: Connection } = { ws: new Workspace(config) }
+    running.push(entry)
+    const conn = (entry.conn = await connect(entry.ws, options))
+    return { ws: entry.ws, conn, client: conn.client }
+  }
 }
 
 export async function connect(ws: Workspace, options: StartOptions = {}): Promise<Connection> {

@@ -4,20 +4,11 @@
  * changed; an invalid edit keeps the old set working; `tools/change` for any
  * other reason is announced too.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { assertBuilt, connect, errorCode, fixture, text, until, Workspace, type Connection } from './mcp-helpers.js'
+import { errorCode, fixture, mcpServers, text, until } from './mcp-helpers.js'
 
-let ws: Workspace | undefined
-let conn: Connection | undefined
-
-beforeAll(assertBuilt)
-afterEach(async () => {
-  await conn?.close()
-  conn = undefined
-  ws?.cleanup()
-  ws = undefined
-})
+const open = mcpServers()
 
 const base = {
   plugins: {
@@ -27,14 +18,13 @@ const base = {
 }
 
 async function start(config: object, watch = true) {
-  ws = new Workspace(config)
-  conn = await connect(ws, { watch })
+  const { ws, conn, client } = await open(config, { watch })
   let count = 0
-  conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     count++
   })
-  const names = async () => (await conn!.client.listTools()).tools.map((t) => t.name).sort()
-  return { ws, conn, client: conn.client, notified: () => count, names }
+  const names = async () => (await client.listTools()).tools.map((t) => t.name).sort()
+  return { ws, conn, client, notified: () => count, names }
 }
 
 describe('dsh mcp --watch', () => {

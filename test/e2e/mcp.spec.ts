@@ -4,19 +4,10 @@
  * class. (Approval: mcp-approval.spec.ts; --watch: mcp-watch.spec.ts; the
  * process — stdout, shutdown, usage: mcp-process.spec.ts.)
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { assertBuilt, connect, errorCode, fixture, text, Workspace, type Connection } from './mcp-helpers.js'
+import { describe, expect, it } from 'vitest'
+import { errorCode, fixture, mcpServers, text } from './mcp-helpers.js'
 
-let ws: Workspace | undefined
-let conn: Connection | undefined
-
-beforeAll(assertBuilt)
-afterEach(async () => {
-  await conn?.close()
-  conn = undefined
-  ws?.cleanup()
-  ws = undefined
-})
+const open = mcpServers()
 
 const native = {
   plugins: {
@@ -26,11 +17,7 @@ const native = {
   },
 }
 
-async function start(config: object) {
-  ws = new Workspace(config)
-  conn = await connect(ws)
-  return { ws, client: conn.client, conn }
-}
+const start = (config: object) => open(config)
 
 describe('dsh mcp: native mode', () => {
   it('lists the wire tool set with its input schemas', async () => {
