@@ -292,6 +292,16 @@ describe('finalize', () => {
     expect(logged.data).toMatchObject({ isError: false, unloggable: expect.stringMatching(/recorded facts/) })
   })
 
+  it('a session closed while the body ran turns its success into TOOL_FAILED: a result missing from the log is not handed out', async () => {
+    plugin(k, 'p', (ctx) => {
+      ctx.tools.register(testTool('closer', (args, call) => { call.session.close(); return 'done' }))
+    })
+    const result = await k.call('closer', {})
+    expect(result.error?.code).toBe('TOOL_FAILED')
+    expect(result.error?.message).toMatch(/could not be written to the session log.*closed/)
+    expect(JSON.stringify(result)).not.toContain('"done"')
+  })
+
   it('records audit facts a body adds', async () => {
     plugin(k, 'p', (ctx) => {
       ctx.tools.register(testTool('t', (args, call) => { call.record({ sandbox: { backend: 'bwrap', enforcement: 'full' } }); return 'x' }))

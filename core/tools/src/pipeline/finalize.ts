@@ -3,7 +3,7 @@
  * freeze, the `tool/result` event, then the `tools/result` observers one by
  * one — a throwing observer breaks nothing.
  */
-import { describeError, unwrapListener } from '@dsh/kernel'
+import { describeError, KernelError, unwrapListener } from '@dsh/kernel'
 import { errorResult, freezeResult, normalizeContent } from '../results.js'
 import type { ToolResult } from '../types.js'
 import { execOf, type CallState, type PipelineEnv } from './state.js'
@@ -22,27 +22,38 @@ function applyFinalizer(state: CallState, result: ToolResult): ToolResult {
   }
 }
 
-export function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): ToolResult {
-  const finalized = applyFinalizer(state, outcome)
-  // the result line shares the next write (the next call's `tool/call`, or the next
-  // turn of the event loop); a failed write fails every later call closed. It is
-  // built before the freeze: serializing a frozen object takes V8's slow path.
+/**
+ * Queue the `tool/result` line; returns why it could not be, if it could not.
+ * The line shares the next write (the next call's `tool/call`, or the next turn
+ * of the event loop). It is built before the freeze: serializing a frozen
+ * object takes V8's slow path, so a result gate 4 froze at the top is copied.
+ */
+function logResult(state: CallState, finalized: ToolResult): unknown {
+  let unserializable: unknown
   try {
-    // a frozen object (gate 4 freezes the top of the result) is copied: V8 serializes those on a slower path
     const logged = state.record ? { ...state.record, ...finalized } : Object.isFrozen(finalized) ? { ...finalized } : finalized
     state.session.post('tool/result', logged as any)
+    return undefined
   } catch (error) {
-    // a fact a body recorded that is not JSON must not cost the call its result line
-    if (!state.session.failure) {
-      try {
-        state.session.post('tool/result', { ...finalized, unloggable: `recorded facts: ${describeError(error)}` } as any)
-      } catch {}
-    }
+    if (!KernelError.is(error, 'INVALID_EVENT')) return error
+    unserializable = error
   }
+  // a fact a body recorded that is not JSON must not cost the call its result line
+  try {
+    state.session.post('tool/result', { ...finalized, unloggable: `recorded facts: ${describeError(unserializable)}` } as any)
+    return undefined
+  } catch (error) {
+    return error
+  }
+}
+
+export function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): ToolResult {
+  const finalized = applyFinalizer(state, outcome)
+  // a result that is not in the log (a closed or failed session) is not handed out as a success
+  const unlogged = logResult(state, finalized) ?? state.session.failure
   let result = freezeResult(finalized)
-  const failure = state.session.failure
-  if (failure && !result.isError) {
-    result = freezeResult(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(failure)}`))
+  if (unlogged && !result.isError) {
+    result = freezeResult(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(unlogged)}`))
   }
   notify(env, state, result)
   return result
