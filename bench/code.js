@@ -1,5 +1,6 @@
 // code.cold_start_ms, code.subcall_overhead_us
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createKernel } from 'dsh'
 import { median, now, perIteration, tempDir } from './lib.js'
 
@@ -14,6 +15,9 @@ export async function run() {
         ctx.tools.register({ name: 'noop', description: 'nothing', parameters: { type: 'object' }, execute: () => ({ value: 1 }) })
       },
     })
+    // the runtime's workers warm their JIT up while idle, about a second after they start (as in a
+    // session, where the first program arrives after the model's first answer): measure after it
+    await sleep(2000)
     const session = kernel.openSession({ id: 'code' })
     session.beginTurn()
     let n = 0

@@ -4,9 +4,11 @@
  * cannot even start three times in a row is given up (`failed`), so a broken
  * installation fails runs instead of spawning threads forever.
  */
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
-import { ctlBytes, ctlSlots, type HostMessage, type ResultMessage, type WorkerData, type WorkerMessage } from './protocol.js'
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
+import { channelBytes, ctlBytes, ctlSlots, type HostMessage, type ResultMessage, type WorkerData, type WorkerMessage } from './protocol.js'
 import type { HostRun, RunHost } from './run.js'
+import { Channel, channelEnds } from './worker/channel.js'
+import { decodeCall, encodeResult } from './worker/records.js'
 
 const workerUrl = new URL('./worker/main.js', import.meta.url)
 const maxStartFailures = 3
@@ -16,13 +18,14 @@ const maxStartFailures = 3
  */
 const stackSizeMb = 8
 /**
- * After a sub-call arrives or is answered, the host polls the port on every
- * turn of its event loop for this long (and the worker spins as long for the
- * answer): a program's next sub-call is picked up within a turn instead of
- * through the port's wake-up, and the answer reaches a thread that is still
- * awake. Measured here: with 0.5 ms windows one sub-call in ten waited half a
- * millisecond more (the window had closed); with 2 ms the tail is gone. The
- * polling stops when the run goes quiet, so an idle run costs nothing.
+ * After a run starts, and after a sub-call arrives or is answered, the host
+ * polls the `up` channel on every turn of its event loop for this long (and
+ * the worker spins as long for the answer): a program's next sub-call is
+ * picked up within a turn instead of through a wake-up message, and the answer
+ * reaches a thread that is still awake. Measured here: with 0.5 ms windows one
+ * sub-call in ten waited half a millisecond more (the window had closed); with
+ * 2 ms the tail is gone. The polling stops when the run goes quiet, so an idle
+ * run costs nothing.
  */
 const pollMs = 2
 
@@ -33,6 +36,13 @@ export interface PoolEvents {
   idle(worker: PoolWorker): void
   /** the worker gave up starting */
   failed(worker: PoolWorker): void
+}
+
+export interface PoolWorkerOptions {
+  /** the worker's entry module (tests give a broken one) */
+  entry?: URL
+  /** one Int32 the whole pool shares: the number of runs in progress (idle workers pause their warm-up meanwhile) */
+  activity?: Int32Array
 }
 
 export class PoolWorker implements RunHost {
@@ -47,52 +57,78 @@ export class PoolWorker implements RunHost {
   private thread!: Worker
   private port!: MessagePort
   private ctl!: Int32Array
+  /** sub-calls from the worker */
+  private up!: Channel
+  /** answers to the worker */
+  private down!: Channel
   private run: HostRun | undefined
   private startFailures = 0
   private polling = false
   private lastTraffic = 0
+  private readonly entry: URL
+  private readonly activity: Int32Array
 
   constructor(
     private readonly events: PoolEvents,
-    /** the worker's entry module (tests give a broken one) */
-    private readonly entry: URL = workerUrl,
+    options: PoolWorkerOptions = {},
   ) {
+    this.entry = options.entry ?? workerUrl
+    this.activity = options.activity ?? new Int32Array(new SharedArrayBuffer(4))
     this.warm = new Promise(resolve => (this.markWarm = resolve))
     this.spawn()
   }
 
   start(run: HostRun): void {
     this.state = 'busy'
-    this.run = run
+    this.setRun(run)
     this.post(run.attach(this))
+    this.pollSoon()
+  }
+
+  /** The run in progress, counted in the pool's activity word while there is one. */
+  private setRun(run: HostRun | undefined): void {
+    if (run && !this.run) Atomics.add(this.activity, 0, 1)
+    else if (!run && this.run) Atomics.sub(this.activity, 0, 1)
+    this.run = run
   }
 
   send(message: ResultMessage): void {
     if (this.run?.id !== message.run) return
-    this.post(message)
+    this.down.write(encodeResult(message))
+    this.wake()
     this.pollSoon()
   }
 
-  /** Poll the port for the run's next message for `pollMs` from now. */
+  /** Poll the `up` channel for the run's next sub-call for `pollMs` from now. */
   private pollSoon(): void {
     this.lastTraffic = performance.now()
     if (this.polling) return
     this.polling = true
+    Atomics.store(this.ctl, ctlSlots.hostPolling, 1)
     setImmediate(this.poll)
   }
 
   private poll = (): void => {
-    if (this.state !== 'busy' || !this.run) {
-      this.polling = false
+    this.drain()
+    if (this.state === 'busy' && this.run && performance.now() - this.lastTraffic <= pollMs) {
+      setImmediate(this.poll)
       return
     }
-    let message: { message: WorkerMessage } | undefined
-    while (this.state === 'busy' && (message = receiveMessageOnPort(this.port) as typeof message)) this.onMessage(message.message)
-    if (this.state !== 'busy' || performance.now() - this.lastTraffic > pollMs) {
-      this.polling = false
-      return
+    this.polling = false
+    Atomics.store(this.ctl, ctlSlots.hostPolling, 0)
+    // a sub-call written before that store is seen here; one written after it comes with a wake message
+    this.drain()
+  }
+
+  /** Hand the run the sub-calls its worker wrote; drop any of an earlier run. */
+  private drain(): void {
+    for (let text = this.up.read(); text !== undefined; text = this.up.read()) {
+      const record = decodeCall(text)
+      const run = this.run
+      if (run?.id !== record.run) continue
+      this.pollSoon()
+      run.onCall({ t: 'call', run: record.run, call: record.call, name: run.tools[record.tool] ?? '?', json: record.json })
     }
-    setImmediate(this.poll)
   }
 
   cancel(run: number): void {
@@ -101,8 +137,8 @@ export class PoolWorker implements RunHost {
   }
 
   kill(): void {
-    this.run = undefined
-    this.port.close()
+    this.setRun(undefined)
+    this.closePorts()
     void this.thread.terminate()
     if (this.state !== 'closed') this.spawn()
   }
@@ -111,21 +147,36 @@ export class PoolWorker implements RunHost {
     this.state = 'closed'
     this.markWarm()
     this.run?.abandon('ABORTED', 'the code runtime was disposed')
-    this.run = undefined
-    this.port.close()
+    this.setRun(undefined)
+    this.closePorts()
     await this.thread.terminate()
+  }
+
+  private closePorts(): void {
+    this.port.close()
+    this.up.close()
+    this.down.close()
   }
 
   private spawn(): void {
     this.state = 'starting'
     const ctl = new SharedArrayBuffer(ctlBytes)
     const { port1, port2 } = new MessageChannel()
-    const workerData: WorkerData = { ctl, port: port2 }
+    const [upReader, upWriter] = channelEnds(channelBytes, MessageChannel)
+    const [downWriter, downReader] = channelEnds(channelBytes, MessageChannel)
+    const workerData: WorkerData = { ctl, activity: this.activity.buffer as SharedArrayBuffer, port: port2, up: upWriter, down: downReader }
     // execArgv: [] — the worker needs no flag of the host's, and some (--input-type, loaders) break it
-    const thread = new Worker(this.entry, { workerData, transferList: [port2], execArgv: [], resourceLimits: { stackSizeMb } })
+    const thread = new Worker(this.entry, {
+      workerData,
+      transferList: [port2, upWriter.port, downReader.port],
+      execArgv: [],
+      resourceLimits: { stackSizeMb },
+    })
     this.thread = thread
     this.port = port1
     this.ctl = new Int32Array(ctl)
+    this.up = new Channel(upReader)
+    this.down = new Channel(downWriter)
     port1.on('message', (message: WorkerMessage) => this.onMessage(message))
     // the thread alone decides whether the host process stays alive (see `hold`); after
     // `on('message')`, which refs the port again
@@ -164,15 +215,12 @@ export class PoolWorker implements RunHost {
         this.markWarm()
         this.events.idle(this)
         return
-      case 'call':
-        if (this.run?.id === message.run) {
-          this.pollSoon()
-          this.run.onCall(message)
-        }
+      case 'wake':
+        this.drain()
         return
       case 'done': {
         const run = this.run
-        this.run = undefined
+        this.setRun(undefined)
         this.state = message.recycling ? 'starting' : 'idle'
         this.idleSince = performance.now()
         this.hold()
@@ -191,7 +239,7 @@ export class PoolWorker implements RunHost {
     // a killed or replaced thread reports its end too: only the current one counts
     if (thread !== this.thread || this.state === 'closed' || this.state === 'failed') return
     const run = this.run
-    this.run = undefined
+    this.setRun(undefined)
     if (this.state === 'starting' && ++this.startFailures >= maxStartFailures) {
       this.state = 'failed'
       this.hold()

@@ -1,22 +1,37 @@
 /**
- * Messages between the host thread and a runtime worker, and the layout of the
- * shared control words. The worker side (`worker/*.js`) reads these types
- * through JSDoc; keep its copy of the slot numbers in step.
+ * What passes between the host thread and a runtime worker: lifecycle
+ * messages on the worker's port (a run, its verdict, ready, fatal), sub-calls
+ * and their answers as records on two channels of shared memory
+ * (worker/channel.js, worker/records.js), and the shared control words. The
+ * worker side (`worker/*.js`) reads these types through JSDoc; keep its copy of
+ * the slot numbers in step.
  *
- * During a run the worker never returns to its event loop: it blocks in
- * `Atomics.wait` on the `seq` word and takes messages with
- * `receiveMessageOnPort`. So after every message it posts, the host bumps `seq`
- * and notifies — and to cancel, it writes the run id into `cancel` first.
+ * During a run the worker never returns to its event loop: it spins, then
+ * blocks in `Atomics.wait`, on the `seq` word, and reads answers from its
+ * `down` channel. So after every answer it writes, and every message it posts,
+ * the host bumps `seq` and notifies — and to cancel, it writes the run id into
+ * `cancel` first. The other way, the host polls the `up` channel while a run
+ * is busy (setting `hostPolling`); a worker that writes a sub-call while the
+ * host is not polling posts a `wake` message on its port as well.
  */
 import type { MessagePort } from 'node:worker_threads'
 import type { CodeLimits } from './limits.js'
+import type { ChannelEnd } from './worker/channel.js'
 
 /** Int32 slots of the control `SharedArrayBuffer`. */
-export const ctlSlots = { seq: 0, cancel: 1 } as const
-export const ctlBytes = 2 * Int32Array.BYTES_PER_ELEMENT
+export const ctlSlots = { seq: 0, cancel: 1, hostPolling: 2 } as const
+export const ctlBytes = 3 * Int32Array.BYTES_PER_ELEMENT
+/** bytes of each channel's ring: a record that does not fit goes through the channel's port */
+export const channelBytes = 64 * 1024
 
 export interface WorkerData {
   ctl: SharedArrayBuffer
+  /** the worker writes sub-calls here */
+  up: ChannelEnd
+  /** the worker reads answers here */
+  down: ChannelEnd
+  /** one Int32 shared by the whole pool: the number of runs in progress */
+  activity: SharedArrayBuffer
   port: MessagePort
 }
 
@@ -32,11 +47,12 @@ export interface RunMessage {
   deadline: number
 }
 
+/** An answer to a sub-call (a record on the `down` channel, see worker/records.js). */
 export type ResultMessage =
   | { t: 'result'; run: number; call: number; ok: true; json: string }
   | { t: 'result'; run: number; call: number; ok: false; code: string; message: string; limit?: true }
 
-export type HostMessage = RunMessage | ResultMessage
+export type HostMessage = RunMessage
 
 // worker → host
 
@@ -49,6 +65,7 @@ export interface ReadyMessage {
   t: 'ready'
 }
 
+/** A sub-call, as the host hands it on (it comes as a record on the `up` channel, see worker/records.js). */
 export interface CallMessage {
   t: 'call'
   run: number
@@ -66,9 +83,14 @@ export interface DoneMessage {
   recycling: boolean
 }
 
+/** a sub-call is on the `up` channel while the host was not polling it */
+export interface WakeMessage {
+  t: 'wake'
+}
+
 export interface FatalMessage {
   t: 'fatal'
   message: string
 }
 
-export type WorkerMessage = ReadyMessage | CallMessage | DoneMessage | FatalMessage
+export type WorkerMessage = ReadyMessage | WakeMessage | DoneMessage | FatalMessage

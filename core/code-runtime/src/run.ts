@@ -28,6 +28,8 @@ export const answerWithinMs = 50
 export class HostRun {
   readonly done: Promise<RunOutcome>
   readonly deadline: number
+  /** the tools the program may call; sub-calls name them by index */
+  readonly tools: readonly string[]
   private resolve!: (outcome: RunOutcome) => void
   private finished = false
   private cancelled: Cancellation | undefined
@@ -47,6 +49,8 @@ export class HostRun {
     private readonly onFinished: (run: HostRun) => void,
   ) {
     this.done = new Promise(resolve => (this.resolve = resolve))
+    // a name listed twice is one tool
+    this.tools = [...new Set(request.tools)]
     this.deadline = Date.now() + limits.timeoutMs
     this.timer = setTimeout(() => this.cancel(this.timedOut()), limits.timeoutMs)
     request.signal?.addEventListener('abort', this.onAbort, { once: true })
@@ -56,9 +60,7 @@ export class HostRun {
   /** The message that starts this run on `host`. */
   attach(host: RunHost): RunMessage {
     this.host = host
-    const { code, tools } = this.request
-    // a name listed twice is one tool
-    return { t: 'run', run: this.id, code, tools: [...new Set(tools)], limits: this.limits, deadline: this.deadline }
+    return { t: 'run', run: this.id, code: this.request.code, tools: this.tools, limits: this.limits, deadline: this.deadline }
   }
 
   cancel(why: Cancellation): void {

@@ -28,7 +28,8 @@ export class CodeRuntime {
       throw new RangeError(`terminateAfterMs must be a number of milliseconds, got ${String(this.terminateAfterMs)}`)
     }
     const events = { idle: () => this.schedule(), failed: () => this.schedule() }
-    this.workers = Array.from({ length: count }, () => new PoolWorker(events))
+    const activity = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
+    this.workers = Array.from({ length: count }, () => new PoolWorker(events, { activity }))
   }
 
   /** Settles once every worker has started (runs may be submitted before: they wait). */

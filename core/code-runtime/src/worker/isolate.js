@@ -8,6 +8,7 @@
  * No module loader is set, so `import()` rejects; this build has no std/os
  * module, so the context holds standard ECMAScript, `tools` and `console`.
  */
+import { DirectCalls, promiseState } from './direct.js'
 import { preludeSource, reportingSource } from './prelude.js'
 
 /**
@@ -39,6 +40,8 @@ export class Isolate {
     this.maxLogChars = 0
     /** @type {QuickJSHandle[] | undefined} format, describe: compiled on first use */
     this.reporting = undefined
+    /** @type {DirectCalls | undefined} the per-sub-call calls, through the FFI */
+    this.direct = undefined
     this.rt = module.newRuntime()
     this.rt.setMaxStackSize(maxStackBytes)
     /** @type {QuickJSContext} */
@@ -51,6 +54,7 @@ export class Isolate {
       const helpers = this.own(vm.unwrapResult(vm.callFunction(setup, vm.undefined, hostLog)))
       /** @type {QuickJSHandle[]} install, take, settle, encode, intrinsics */
       this.helpers = [0, 1, 2, 3, 4].map(i => this.own(vm.getProp(helpers, i)))
+      this.direct = new DirectCalls(vm, this.rt)
     } catch (error) {
       this.dispose()
       throw error
@@ -107,22 +111,37 @@ export class Isolate {
 
   /** @returns {string} the sub-calls requested since the last take (see prelude.js); '' when interrupted */
   take() {
-    const result = this.vm.callFunction(this.helper(1), this.vm.undefined)
-    if (result.error) {
-      result.error.dispose()
-      return ''
-    }
-    return result.value.consume(h => this.vm.getString(h))
+    return this.requireDirect().callForString(this.helper(1)) ?? ''
   }
 
   /**
-   * Settle sub-call promises (see prelude.js); fails only when interrupted.
+   * Settle sub-call promises (see prelude.js); fails only when interrupted or out of memory.
    * @param {string} json
    */
   settle(json) {
-    const result = this.vm.newString(json).consume(h => this.vm.callFunction(this.helper(2), this.vm.undefined, h))
-    if (result.error) result.error.dispose()
-    else result.value.dispose()
+    this.requireDirect().callWithString(this.helper(2), json)
+  }
+
+  /**
+   * Run up to `max` promise jobs.
+   * @param {number} max
+   * @returns {number | QuickJSHandle} how many ran, or what a job threw (uncatchable: interrupted, out of memory)
+   */
+  runJobs(max) {
+    return this.requireDirect().executeJobs(max)
+  }
+
+  /**
+   * @param {QuickJSHandle} promise
+   * @returns {boolean} whether the promise is still pending
+   */
+  pending(promise) {
+    return this.requireDirect().promiseState(promise) === promiseState.pending
+  }
+
+  requireDirect() {
+    if (!this.direct) throw new Error('the isolate was disposed')
+    return this.direct
   }
 
   /**
@@ -187,6 +206,8 @@ export class Isolate {
   }
 
   dispose() {
+    this.direct?.dispose()
+    this.direct = undefined
     for (const handle of this.owned) if (handle.alive) handle.dispose()
     this.owned.length = 0
     if (this.vm.alive) this.vm.dispose()

@@ -2,48 +2,42 @@
 /**
  * One run inside the worker, synchronous from start to verdict. The worker's
  * event loop is never entered meanwhile: while the program waits on sub-calls
- * the thread blocks in `Atomics.wait` and takes the host's answers with
- * `receiveMessageOnPort`, so a result is handled microseconds after it is
- * posted, and a cancellation (the host writes the run id into the `cancel`
- * word and notifies) wakes it just as fast. While the program computes,
- * QuickJS polls `shouldInterrupt`, which reads the same word and the deadline.
+ * the thread waits on its link (link.js: spinning, then in `Atomics.wait`) and
+ * reads the host's answers from shared memory, so an answer is handled
+ * microseconds after it is written, and a cancellation (the host writes the
+ * run id into the `cancel` word and notifies) wakes it just as fast. While the
+ * program computes, QuickJS polls `shouldInterrupt`, which reads the same word
+ * and the deadline.
  *
  * The pump: settle what the host answered, run the isolate's jobs, look at the
  * program's promise, post the sub-calls it requested, wait for the host.
  */
-import { receiveMessageOnPort } from 'node:worker_threads'
 import { LogBuffer } from './logs.js'
 import { compileProgram, lineFromStack, programFile } from './transpile.js'
 
-// slots of the control words: ctlSlots in ../protocol.ts
-const SEQ = 0
-const CANCEL = 1
 /** promise jobs run between two looks at the deadline and the cancel word */
 const jobBatch = 512
-/** how long the thread polls for the host's answer before it sleeps (the host polls as long: ../pool-worker.ts) */
-const spinMs = 2
 
 /**
  * @typedef {import('../protocol.js').RunMessage} RunMessage
  * @typedef {import('../protocol.js').WorkerOutcome} WorkerOutcome
- * @typedef {import('../protocol.js').HostMessage} HostMessage
+ * @typedef {import('../protocol.js').ResultMessage} ResultMessage
  * @typedef {import('quickjs-emscripten').QuickJSHandle} QuickJSHandle
  * @typedef {import('./engine.js').Engine} Engine
  * @typedef {import('./isolate.js').Isolate} Isolate
+ * @typedef {import('./link.js').Link} Link
  */
 
 export class Session {
   /**
    * @param {Engine} engine
    * @param {RunMessage} request
-   * @param {import('node:worker_threads').MessagePort} port
-   * @param {Int32Array} ctl
+   * @param {Link} link
    */
-  constructor(engine, request, port, ctl) {
+  constructor(engine, request, link) {
     this.engine = engine
     this.request = request
-    this.port = port
-    this.ctl = ctl
+    this.link = link
     this.logs = new LogBuffer(request.limits.maxLogBytes)
     /** @type {Map<number, { id: number, bytes: number }>} sub-calls posted, not yet answered, by host index */
     this.pending = new Map()
@@ -104,11 +98,7 @@ export class Session {
         if (failed) return failed
         const stop = this.stopOutcome()
         if (stop) return stop
-        const state = isolate.vm.getPromiseState(promise)
-        if (state.type === 'fulfilled') {
-          return state.notAPromise ? this.fromValue(state.value) : state.value.consume(v => this.fromValue(v))
-        }
-        if (state.type === 'rejected') return this.fromThrown(state.error, false)
+        if (!isolate.pending(promise)) return this.settled(isolate, promise)
         // sub-calls still unsent when the program settles are never sent: the run is over
         this.dispatch(isolate.take())
         if (this.settlements.length > 0) continue
@@ -124,6 +114,21 @@ export class Session {
   }
 
   /**
+   * The program's verdict, once its promise settled.
+   * @param {Isolate} isolate
+   * @param {QuickJSHandle} promise
+   * @returns {WorkerOutcome}
+   */
+  settled(isolate, promise) {
+    const state = isolate.vm.getPromiseState(promise)
+    if (state.type === 'fulfilled') {
+      return state.notAPromise ? this.fromValue(state.value) : state.value.consume(v => this.fromValue(v))
+    }
+    if (state.type === 'rejected') return this.fromThrown(state.error, false)
+    return { ok: false, code: 'THREW', message: 'the program is still pending' }
+  }
+
+  /**
    * Run the isolate's pending jobs in batches, looking at the stop conditions
    * between batches: QuickJS polls its interrupt handler only every ten
    * thousand or so operations, which a chain of tiny promise jobs takes tens
@@ -133,9 +138,9 @@ export class Session {
    */
   runJobs(isolate) {
     for (;;) {
-      const jobs = isolate.rt.executePendingJobs(jobBatch)
-      if (jobs.error) return this.fromThrown(jobs.error, false)
-      if (jobs.value < jobBatch || this.shouldInterrupt()) return undefined
+      const jobs = isolate.runJobs(jobBatch)
+      if (typeof jobs !== 'number') return this.fromThrown(jobs, false)
+      if (jobs < jobBatch || this.shouldInterrupt()) return undefined
     }
   }
 
@@ -154,7 +159,8 @@ export class Session {
       const comma2 = requests.indexOf(',', comma1 + 1)
       const colon = requests.indexOf(':', comma2 + 1)
       const id = Number(requests.slice(pos, comma1))
-      const name = tools[Number(requests.slice(comma1 + 1, comma2))] ?? '?'
+      const tool = Number(requests.slice(comma1 + 1, comma2))
+      const name = tools[tool] ?? '?'
       const end = colon + 1 + Number(requests.slice(comma2 + 1, colon))
       const json = requests.slice(colon + 1, end)
       pos = end
@@ -174,33 +180,27 @@ export class Session {
       const call = ++this.calls
       this.pending.set(call, { id, bytes })
       this.pendingBytes += bytes
-      this.port.postMessage({ t: 'call', run, call, name, json })
+      this.link.send(run, call, tool, json)
     }
   }
 
   /** Block until the host answers, cancels, or the deadline passes; keep what came. */
   waitForHost() {
     for (;;) {
-      const seen = Atomics.load(this.ctl, SEQ)
       let received = false
-      for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+      for (let message = this.link.receive(); message; message = this.link.receive()) {
         received = true
-        this.onHostMessage(/** @type {HostMessage} */ (m.message))
+        this.onHostMessage(message)
       }
       if (received || this.shouldInterrupt()) return
-      // spin a moment first: the host answers a quick sub-call within tens of µs, while waking a
-      // thread that went to sleep costs hundreds on a virtual machine
-      const spinUntil = performance.now() + spinMs
-      while (Atomics.load(this.ctl, SEQ) === seen && performance.now() < spinUntil);
-      if (Atomics.load(this.ctl, SEQ) !== seen) continue
-      Atomics.wait(this.ctl, SEQ, seen, Math.max(1, this.request.deadline - Date.now()))
+      this.link.wait(this.request.deadline)
     }
   }
 
-  /** @param {HostMessage} message */
+  /** @param {ResultMessage} message */
   onHostMessage(message) {
-    // the host sends a run only to an idle worker: during a run, only results come
-    if (message.t !== 'result' || message.run !== this.request.run) return
+    // answers for an earlier run are dropped
+    if (message.run !== this.request.run) return
     const entry = this.pending.get(message.call)
     if (entry === undefined) return
     this.pending.delete(message.call)
@@ -219,7 +219,7 @@ export class Session {
   /** @returns {boolean} */
   shouldInterrupt() {
     if (this.stopped) return true
-    if (Atomics.load(this.ctl, CANCEL) === this.request.run) this.stopped = 'cancelled'
+    if (this.link.cancelled(this.request.run)) this.stopped = 'cancelled'
     else if (Date.now() >= this.request.deadline) this.stopped = 'deadline'
     return this.stopped !== undefined || this.engine.overCap()
   }
