@@ -25,6 +25,21 @@ describe('running a program', () => {
     expect(outcome).toMatchObject({ ok: true, value: 21 })
   })
 
+  it('carries arguments and results larger than the shared ring (64 KiB), in order among small ones, sequential and parallel', async () => {
+    const bridge = trackingBridge((_name, args) => ({ ok: true, value: { back: args } }))
+    const code = [
+      'const sizes = [10, 200000, 3, 70000, 65536, 1]',
+      'const got = []',
+      'for (const n of sizes) got.push((await tools.echo({ s: "é".repeat(n) })).back.s.length)',
+      'const all = await Promise.all(sizes.map(n => tools.echo({ s: "x".repeat(n) })))',
+      'return { got, all: all.map(r => r.back.s.length) }',
+    ].join('\n')
+    const outcome = await runtime().run({ code, tools: ['echo'], call: bridge.call })
+    const sizes = [10, 200000, 3, 70000, 65536, 1]
+    expect(outcome).toMatchObject({ ok: true, value: { got: sizes, all: sizes } })
+    expect(bridge.calls.map(c => (c.args as { s: string }).s.length)).toEqual([...sizes, ...sizes])
+  })
+
   it('awaits several sub-calls in sequence, each with its arguments and a rising index', async () => {
     const bridge = trackingBridge((name, args) => ({ ok: true, value: { got: args } }))
     const outcome = await runtime().run({

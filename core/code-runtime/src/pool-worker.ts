@@ -122,12 +122,19 @@ export class PoolWorker implements RunHost {
 
   /** Hand the run the sub-calls its worker wrote; drop any of an earlier run. */
   private drain(): void {
-    for (let text = this.up.read(); text !== undefined; text = this.up.read()) {
-      const record = decodeCall(text)
+    try {
+      for (let text = this.up.read(); text !== undefined; text = this.up.read()) {
+        const record = decodeCall(text)
+        const run = this.run
+        if (run?.id !== record.run) continue
+        this.pollSoon()
+        run.onCall({ t: 'call', run: record.run, call: record.call, name: run.tools[record.tool] ?? '?', json: record.json })
+      }
+    } catch (error) {
+      // a record out of order or malformed: nothing more from this worker is trusted
       const run = this.run
-      if (run?.id !== record.run) continue
-      this.pollSoon()
-      run.onCall({ t: 'call', run: record.run, call: record.call, name: run.tools[record.tool] ?? '?', json: record.json })
+      this.kill()
+      run?.onLost(error)
     }
   }
 
