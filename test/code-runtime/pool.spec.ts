@@ -51,7 +51,7 @@ describe('a worker whose sub-call channel goes wrong', () => {
     await worker.warm
     expect(worker.state).toBe('idle')
     const limits = { ...defaultCodeLimits }
-    const run = new HostRun(1, { code: 'return 1', tools: ['echo'], call: () => ({ ok: true, value: 1 }) }, limits, 1000, () => {})
+    const run = new HostRun(1, { code: 'return 1', tools: ['echo'], call: async () => ({ ok: true, value: 1 }) }, limits, 1000, () => {})
     worker.start(run)
     const outcome = await run.done
     expect(outcome).toMatchObject({ ok: false, code: 'THREW' })
