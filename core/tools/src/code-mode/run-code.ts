@@ -3,7 +3,7 @@
  * each `tools.<name>(args)` through the FULL pipeline (listeners, approval,
  * guards) with an unforgeable parent token and the id `<parent>:code:<n>`.
  */
-import { describeError, fuseSignals, KernelError, type JsonValue } from '@dsh/kernel'
+import { describeError, fuseSignals, KernelError, type FusedSignal, type JsonValue } from '@dsh/kernel'
 import type { CodeLimits, CodeRuntime, RunOutcome, SubCallOutcome } from '@dsh/code-runtime'
 import { ToolScheduler } from '../scheduler.js'
 import type { ToolService } from '../service.js'
@@ -47,31 +47,45 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
       const scheduler = new ToolScheduler()
       const scope = call.exec.scope
       const names = tools.schemas(scope).map((s) => s.name)
-      const outcome = await runtime().run({
-        code: args.code,
-        tools: names,
-        signal: call.signal,
-        limits,
-        call: async (name, subArgs, index, runSignal) => {
-          const callId = `${call.callId}:code:${index}`
-          const fused = fuseSignals(call.signal, runSignal)
-          try {
-            // written with the sub-call's own tool/call, in order, by one write
-            call.session.post('tool/code-dispatch-start', { callId, parent: call.callId, name })
-            const result = await scheduler.run(tools.concurrency(name, subArgs, scope), () =>
-              tools.execute({ callId, name, arguments: subArgs, session: call.session, signal: fused.signal, scope, parent }))
-            call.session.post('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
-            return toOutcome(result)
-          } catch (error) {
-            return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }
-          } finally {
-            fused.release()
-          }
-        },
-      })
-      // sub-calls a program started but did not wait for still run to their end before run_code
-      // reports: a started body is never abandoned, and its result is logged before the parent's
-      await scheduler.idle()
+      // every sub-call of the run hears both the caller's abort and the run's end: fused once
+      let fused: FusedSignal | undefined
+      let fusedWith: AbortSignal | undefined
+      const subCallSignal = (runSignal: AbortSignal): AbortSignal => {
+        if (fusedWith !== runSignal || !fused) {
+          fused?.release()
+          fused = fuseSignals(call.signal, runSignal)
+          fusedWith = runSignal
+        }
+        return fused.signal
+      }
+      let outcome: RunOutcome
+      try {
+        outcome = await runtime().run({
+          code: args.code,
+          tools: names,
+          signal: call.signal,
+          limits,
+          call: async (name, subArgs, index, runSignal) => {
+            const callId = `${call.callId}:code:${index}`
+            try {
+              // written with the sub-call's own tool/call, in order, by one write
+              call.session.post('tool/code-dispatch-start', { callId, parent: call.callId, name })
+              const signal = subCallSignal(runSignal)
+              const result = await scheduler.run(tools.concurrency(name, subArgs, scope), () =>
+                tools.execute({ callId, name, arguments: subArgs, session: call.session, signal, scope, parent }))
+              call.session.post('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
+              return toOutcome(result)
+            } catch (error) {
+              return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }
+            }
+          },
+        })
+        // sub-calls a program started but did not wait for still run to their end before run_code
+        // reports: a started body is never abandoned, and its result is logged before the parent's
+        await scheduler.idle()
+      } finally {
+        fused?.release()
+      }
       if (!outcome.ok) throw failure(outcome)
       const text = JSON.stringify(outcome.value)
       return { value: outcome.value as JsonValue, content: outcome.logs ? [{ type: 'text', text }, { type: 'text', text: outcome.logs }] : text }
