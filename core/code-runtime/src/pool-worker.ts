@@ -256,6 +256,7 @@ export class PoolWorker implements RunHost {
       return
     }
     run?.onLost(error)
+    this.closePorts()
     this.spawn()
   }
 }
