@@ -30,22 +30,29 @@ export async function run() {
     // baseline: the same tool called directly through the pipeline
     const direct = await perIteration(() => call('noop', {}), { batch: 500, samples: 11 })
 
-    // sub-call overhead: N sequential sub-calls in one program, over N direct pipeline calls
+    // sub-call overhead: N sequential sub-calls in one program, over N direct pipeline calls.
+    // The host's side of a sub-call (the bridge, the runtime's run and channels) is code no other
+    // figure here exercises: V8 is still optimizing it over the first thousands of sub-calls, so the
+    // figure is taken after 24 runs (4,800 sub-calls; the pipeline figure warms up on 12,000 calls),
+    // and the first 4 runs are reported alongside
     const N = 200
+    const warmupRuns = 24
     const program = `for (let i = 0; i < ${N}; i++) await tools.noop({}); return ${N}`
+    const early = []
     const runs = []
-    // four runs of warm-up, as for every figure here: medians after warm-up
-    for (let s = 0; s < 13; s++) {
+    for (let s = 0; s < warmupRuns + 9; s++) {
       const start = now()
       const result = await call('run_code', { code: program })
       if (result.isError) throw new Error(result.error.message)
-      if (s >= 4) runs.push(now() - start)
+      if (s < 4) early.push(now() - start)
+      if (s >= warmupRuns) runs.push(now() - start)
     }
-    const perSub = (median(runs) - cold) / N
-    const overheadUs = (perSub - direct) * 1000
+    const overhead = (run) => ((run - cold) / N - direct) * 1000
+    const overheadUs = overhead(median(runs))
+    const earlyUs = overhead(median(early))
     return [
       { name: 'code.cold_start_ms', value: cold, unit: 'ms', target: '<= 5', baseline: { name: 'the tool called directly through the pipeline', value: direct, unit: 'ms' } },
-      { name: 'code.subcall_overhead_us', value: overheadUs, unit: 'us', target: '<= 100', baseline: { name: 'direct pipeline call', value: direct * 1000, unit: 'us' }, note: `${N} sequential sub-calls per program` },
+      { name: 'code.subcall_overhead_us', value: overheadUs, unit: 'us', target: '<= 100', baseline: { name: 'direct pipeline call', value: direct * 1000, unit: 'us' }, note: `${N} sequential sub-calls per program, after ${warmupRuns * N} warm-up sub-calls (over the first ${4 * N}: ${earlyUs.toFixed(0)} us)` },
     ]
   } finally {
     await kernel.dispose()
