@@ -40,7 +40,7 @@ export async function run() {
     const program = `for (let i = 0; i < ${N}; i++) await tools.noop({}); return ${N}`
     const early = []
     const runs = []
-    for (let s = 0; s < warmupRuns + 9; s++) {
+    for (let s = 0; s < warmupRuns + 15; s++) {
       const start = now()
       const result = await call('run_code', { code: program })
       if (result.isError) throw new Error(result.error.message)
