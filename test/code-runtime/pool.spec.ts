@@ -63,3 +63,27 @@ describe('a worker whose sub-call channel goes wrong', () => {
     await worker.close()
   })
 })
+
+describe("the pool's activity word", () => {
+  it('counts a run while it is in progress, and notifies idle workers when it ends', async () => {
+    const activity = new Int32Array(new SharedArrayBuffer(4))
+    const worker = new PoolWorker({ idle: () => {}, failed: () => {} }, { activity })
+    await worker.warm
+    let answer!: () => void
+    const answered = new Promise<void>(resolve => (answer = resolve))
+    const bridge = async () => {
+      await answered
+      return { ok: true as const, value: 2 }
+    }
+    const run = new HostRun(1, { code: 'return await tools.echo({})', tools: ['echo'], call: bridge }, { ...defaultCodeLimits }, 1000, () => {})
+    worker.start(run)
+    expect(Atomics.load(activity, 0)).toBe(1)
+    const woken = Atomics.waitAsync(activity, 0, 1)
+    expect(woken.async).toBe(true)
+    answer()
+    expect(await run.done).toMatchObject({ ok: true, value: 2 })
+    expect(await woken.value).toBe('ok')
+    expect(Atomics.load(activity, 0)).toBe(0)
+    await worker.close()
+  })
+})

@@ -88,7 +88,11 @@ export class PoolWorker implements RunHost {
   /** The run in progress, counted in the pool's activity word while there is one. */
   private setRun(run: HostRun | undefined): void {
     if (run && !this.run) Atomics.add(this.activity, 0, 1)
-    else if (!run && this.run) Atomics.sub(this.activity, 0, 1)
+    else if (!run && this.run) {
+      Atomics.sub(this.activity, 0, 1)
+      // idle workers wait on the word to resume their warm-up
+      Atomics.notify(this.activity, 0)
+    }
     this.run = run
   }
 

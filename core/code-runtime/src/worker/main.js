@@ -74,13 +74,15 @@ function reload(then) {
  * the sub-call path stop getting faster after about 60.
  */
 let warmUpSteps = 80
-/** how long warm-up waits while another worker runs a program */
-const warmUpPauseMs = 5
 
 function warmUpWhileIdle() {
   if (warmUpSteps <= 0) return
-  if (Atomics.load(runsInPool, 0) > 0) {
-    setTimeout(warmUpWhileIdle, warmUpPauseMs)
+  const running = Atomics.load(runsInPool, 0)
+  if (running > 0) {
+    // no polling: the host notifies the word whenever a run ends
+    const wait = Atomics.waitAsync(runsInPool, 0, running)
+    if (wait.async) void wait.value.then(warmUpWhileIdle)
+    else setImmediate(warmUpWhileIdle)
     return
   }
   setImmediate(() => {
