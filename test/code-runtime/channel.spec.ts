@@ -6,6 +6,7 @@
  * two threads at once.
  */
 import { MessageChannel, Worker } from 'node:worker_threads'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Channel, channelEnds } from '../../core/code-runtime/src/worker/channel.js'
 import { decodeCall, decodeResult, encodeCall, encodeResult } from '../../core/code-runtime/src/worker/records.js'
@@ -66,6 +67,35 @@ describe('a channel', () => {
     writer.write('after')
     expect([...first, ...drain(reader)]).toEqual([...sent, 'after'])
     close()
+  })
+
+  it('keeps every record, in order, whatever the sizes and however reads and writes interleave', () => {
+    const step = fc.oneof(fc.record({ write: fc.string({ unit: 'binary', maxLength: 120 }) }), fc.record({ read: fc.nat(4) }))
+    fc.assert(
+      fc.property(fc.constantFrom(64, 128, 256), fc.array(step, { maxLength: 200 }), (capacity, steps) => {
+        const { writer, reader, close } = pair(capacity)
+        const sent: string[] = []
+        const got: string[] = []
+        try {
+          for (const s of steps) {
+            if ('write' in s) {
+              writer.write(s.write)
+              sent.push(s.write)
+            } else {
+              for (let i = 0; i < s.read; i++) {
+                const text = reader.read()
+                if (text !== undefined) got.push(text)
+              }
+            }
+          }
+          got.push(...drain(reader))
+          expect(got).toEqual(sent)
+        } finally {
+          close()
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('carries empty records', () => {
