@@ -118,7 +118,7 @@ export class PoolWorker implements RunHost {
     // a worker usually writes its next sub-call within tens of µs: wait for it here a moment rather
     // than through a turn of the event loop each time (a turn allocates an immediate and makes a
     // system call; about a quarter of the host's allocations per sub-call were these)
-    if (!this.up.hasRecord()) {
+    if (this.state === 'busy' && this.run && !this.up.hasRecord()) {
       // the clock is read once per 64 looks: each reading allocates a number
       const until = performance.now() + spinInTurnMs
       for (let look = 1; !this.up.hasRecord() && (look % 64 !== 0 || performance.now() < until); look++);
