@@ -4,6 +4,20 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createKernel } from 'dsh'
 import { median, now, perIteration, tempDir } from './lib.js'
 
+/**
+ * Resolve once the process has been nearly idle (under 10% of one core, all threads) for a quarter
+ * of a second, or after 15 s.
+ */
+async function untilIdle() {
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    const start = process.cpuUsage()
+    await sleep(250)
+    const { user, system } = process.cpuUsage(start)
+    if ((user + system) / 1000 < 25) return
+  }
+}
+
 export async function run() {
   const tmp = tempDir()
   const kernel = await createKernel({ dataDir: join(tmp.dir, '.dsh'), tools: { mode: 'both' } })
@@ -15,9 +29,9 @@ export async function run() {
         ctx.tools.register({ name: 'noop', description: 'nothing', parameters: { type: 'object' }, execute: () => ({ value: 1 }) })
       },
     })
-    // the runtime's workers warm their JIT up while idle, about a second after they start (as in a
-    // session, where the first program arrives after the model's first answer): measure after it
-    await sleep(2000)
+    // the code runtime warms up while idle for a couple of seconds after it starts (as in a session,
+    // where the first program arrives after the model's first answer): measure once it is done
+    await untilIdle()
     const session = kernel.openSession({ id: 'code' })
     session.beginTurn()
     let n = 0

@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { never, request, sleep } from './helpers.js'
 
+const built = new URL('../../core/code-runtime/lib/index.js', import.meta.url)
+
 describe('runtime lifecycle', () => {
   it('takes runs before its workers are ready: they wait, they are not refused', async () => {
     const runtime = new CodeRuntime({ workers: 1 })
@@ -68,7 +70,6 @@ describe('runtime lifecycle', () => {
   })
 
   // a separate process needs the built package (lib/); `npm run build` makes it
-  const built = new URL('../../core/code-runtime/lib/index.js', import.meta.url)
   it.skipIf(!existsSync(built))('lets the host process exit with an idle runtime left undisposed, whatever its node flags', () => {
     // the pool unrefs idle workers: only a run in flight (its deadline timer) keeps the process alive
     const script = [
@@ -90,5 +91,61 @@ describe('runtime lifecycle', () => {
     } finally {
       await runtime.dispose()
     }
+  })
+})
+
+describe('host warm-up runs', () => {
+  it('refuses a count that is not a whole number', () => {
+    expect(() => new CodeRuntime({ warmUpRuns: -1 })).toThrow(/warmUpRuns must be a whole number, got -1/)
+    expect(() => new CodeRuntime({ warmUpRuns: 1.5 })).toThrow(/warmUpRuns must be a whole number, got 1.5/)
+  })
+
+  it('run while the pool is idle, in between real runs, which keep their own answers and order', async () => {
+    const runtime = new CodeRuntime({ workers: 1, warmUpRuns: 6 })
+    try {
+      await runtime.ready()
+      expect(runtime.warmUpPending).toBeGreaterThan(0)
+      // real runs submitted while warm-up runs go on: each gets its own bridge's answers
+      const calls: unknown[] = []
+      const outcomes = await Promise.all(
+        [1, 2, 3].map(n =>
+          runtime.run({
+            code: `return (await tools.twice({ n: ${n} })).n`,
+            tools: ['twice'],
+            call: async (_name, args) => {
+              calls.push(args)
+              return { ok: true, value: { n: (args as { n: number }).n * 2 } }
+            },
+          }),
+        ),
+      )
+      expect(outcomes.map(o => o.ok && o.value)).toEqual([2, 4, 6])
+      expect(calls).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }])
+      while (runtime.warmUpPending > 0) await sleep(10)
+      expect(await runtime.run(request('return "after"'))).toMatchObject({ ok: true, value: 'after' })
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it.skipIf(!existsSync(built))('never keep the host process alive', () => {
+    // a million runs of 50 sub-calls would take hours: the process exits once its own work is done
+    // (execFileSync's timeout fails the test otherwise)
+    const script = [
+      'const { CodeRuntime } = await import(process.argv[1])',
+      'const runtime = new CodeRuntime({ workers: 2, warmUpRuns: 1_000_000 })',
+      "const outcome = await runtime.run({ code: 'return 1', tools: [], call: async () => ({ ok: true, value: null }) })",
+      'console.log(JSON.stringify(outcome))',
+    ].join('\n')
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, built.href], { encoding: 'utf8', timeout: 15_000 })
+    expect(JSON.parse(out)).toEqual({ ok: true, value: 1, logs: '' })
+  })
+
+  it('stop at dispose, with nothing left hanging', async () => {
+    const runtime = new CodeRuntime({ workers: 2, warmUpRuns: 1000 })
+    await runtime.ready()
+    await sleep(30)
+    await runtime.dispose()
+    expect(await runtime.run(request('return 1'))).toMatchObject({ ok: false, code: 'ABORTED' })
   })
 })

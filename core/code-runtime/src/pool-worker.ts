@@ -105,8 +105,13 @@ export class PoolWorker implements RunHost {
     this.pollSoon()
   }
 
-  /** Poll the `up` channel for the run's next sub-call for `pollMs` from now. */
+  /**
+   * Poll the `up` channel for the run's next sub-call for `pollMs` from now.
+   * Not for a background run: polling would keep the process alive, so its
+   * sub-calls come with wake messages instead.
+   */
   private pollSoon(): void {
+    if (this.run?.background) return
     this.lastTraffic = performance.now()
     if (this.polling) return
     this.polling = true

@@ -47,12 +47,15 @@ export class HostRun {
     readonly limits: CodeLimits,
     private readonly terminateAfterMs: number,
     private readonly onFinished: (run: HostRun) => void,
+    /** a run nobody waits on (the runtime's own warm-up): it never keeps the process alive */
+    readonly background = false,
   ) {
     this.done = new Promise(resolve => (this.resolve = resolve))
     // a name listed twice is one tool
     this.tools = [...new Set(request.tools)]
     this.deadline = Date.now() + limits.timeoutMs
     this.timer = setTimeout(() => this.cancel(this.timedOut()), limits.timeoutMs)
+    if (this.background) this.timer.unref()
     request.signal?.addEventListener('abort', this.onAbort, { once: true })
     this.subcalls = new SubCalls(request.call, limits, this.ended.signal, message => this.host?.send(message))
   }

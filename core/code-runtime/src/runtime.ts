@@ -8,7 +8,11 @@
 import { defaultCodeLimits, resolveLimits, type CodeLimits } from './limits.js'
 import { PoolWorker } from './pool-worker.js'
 import { HostRun } from './run.js'
-import type { CodeRuntimeOptions, RunOutcome, RunRequest } from './types.js'
+import type { CodeRuntimeOptions, RunOutcome, RunRequest, SubCallBridge } from './types.js'
+
+/** a host warm-up run (see `warmUpRuns`): sequential sub-calls, answered with their arguments */
+const warmUpProgram = 'for (let i = 0; i < 50; i++) await tools.echo({ i })'
+const warmUpBridge: SubCallBridge = async (_name, args) => ({ ok: true, value: args })
 
 export class CodeRuntime {
   /** the limits every run starts from */
@@ -18,6 +22,9 @@ export class CodeRuntime {
   private readonly terminateAfterMs: number
   private nextRun = 1
   private disposing: Promise<void> | undefined
+  private warmingUp = false
+  /** host warm-up runs still to do (see `CodeRuntimeOptions.warmUpRuns`) */
+  private warmUpRunsLeft: number
 
   constructor(options: CodeRuntimeOptions = {}) {
     this.limits = Object.freeze(resolveLimits(defaultCodeLimits, options.limits))
@@ -26,6 +33,10 @@ export class CodeRuntime {
     this.terminateAfterMs = options.terminateAfterMs ?? 1000
     if (!(this.terminateAfterMs >= 0 && this.terminateAfterMs <= 0x7fff_ffff)) {
       throw new RangeError(`terminateAfterMs must be a number of milliseconds, got ${String(this.terminateAfterMs)}`)
+    }
+    this.warmUpRunsLeft = options.warmUpRuns ?? 0
+    if (!Number.isSafeInteger(this.warmUpRunsLeft) || this.warmUpRunsLeft < 0) {
+      throw new RangeError(`warmUpRuns must be a whole number, got ${String(options.warmUpRuns)}`)
     }
     const events = { idle: () => this.schedule(), failed: () => this.schedule() }
     const activity = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
@@ -38,6 +49,10 @@ export class CodeRuntime {
   }
 
   run(request: RunRequest): Promise<RunOutcome> {
+    return this.submit(request, false)
+  }
+
+  private submit(request: RunRequest, background: boolean): Promise<RunOutcome> {
     checkRequest(request)
     const limits = resolveLimits(this.limits, request.limits)
     if (this.disposing) return failed('ABORTED', 'the code runtime was disposed')
@@ -49,7 +64,7 @@ export class CodeRuntime {
     // run ids go into an Int32Array slot (the cancel word): keep them positive int32
     const id = this.nextRun
     this.nextRun = (this.nextRun % 0x7fff_ffff) + 1
-    const run = new HostRun(id, request, limits, this.terminateAfterMs, finished => this.dequeue(finished))
+    const run = new HostRun(id, request, limits, this.terminateAfterMs, finished => this.dequeue(finished), background)
     this.queue.push(run)
     this.schedule()
     return run.done
@@ -64,6 +79,11 @@ export class CodeRuntime {
     return this.disposing
   }
 
+  /** Host warm-up runs not yet done. */
+  get warmUpPending(): number {
+    return this.warmUpRunsLeft + (this.warmingUp ? 1 : 0)
+  }
+
   private schedule(): void {
     while (this.queue.length > 0 && !this.disposing) {
       let worker: PoolWorker | undefined
@@ -74,6 +94,21 @@ export class CodeRuntime {
       }
       worker.start(this.queue.shift()!)
     }
+    this.warmUpWhenIdle()
+  }
+
+  /** Start the next host warm-up run, if the whole pool is idle and one is left. */
+  private warmUpWhenIdle(): void {
+    if (this.warmUpRunsLeft <= 0 || this.warmingUp || this.disposing || this.queue.length > 0) return
+    if (!this.workers.every(w => w.state === 'idle')) return
+    this.warmUpRunsLeft--
+    this.warmingUp = true
+    // its outcome is of no interest: a run that fails (a worker that died, say) only ends the warm-up sooner
+    void this.submit({ code: warmUpProgram, tools: ['echo'], call: warmUpBridge }, true).then(outcome => {
+      this.warmingUp = false
+      if (!outcome.ok) this.warmUpRunsLeft = 0
+      this.schedule()
+    })
   }
 
   private dequeue(run: HostRun): void {
