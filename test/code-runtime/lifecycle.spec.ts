@@ -6,6 +6,21 @@ import { never, request, sleep } from './helpers.js'
 
 const built = new URL('../../core/code-runtime/lib/index.js', import.meta.url)
 
+/**
+ * In a process of its own (it needs the built package, lib/: `npm run build` makes it), one run of
+ * `return 1` on a runtime made with `options`; the process must then exit by itself, within
+ * execFileSync's timeout. Returns the run's outcome.
+ */
+function runAndExit(options: string): unknown {
+  const script = [
+    'const { CodeRuntime } = await import(process.argv[1])',
+    `const runtime = new CodeRuntime(${options})`,
+    "const outcome = await runtime.run({ code: 'return 1', tools: [], call: async () => ({ ok: true, value: null }) })",
+    'console.log(JSON.stringify(outcome))',
+  ].join('\n')
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, built.href], { encoding: 'utf8', timeout: 15_000 }))
+}
+
 describe('runtime lifecycle', () => {
   it('takes runs before its workers are ready: they wait, they are not refused', async () => {
     const runtime = new CodeRuntime({ workers: 1 })
@@ -69,17 +84,9 @@ describe('runtime lifecycle', () => {
     }
   })
 
-  // a separate process needs the built package (lib/); `npm run build` makes it
   it.skipIf(!existsSync(built))('lets the host process exit with an idle runtime left undisposed, whatever its node flags', () => {
     // the pool unrefs idle workers: only a run in flight (its deadline timer) keeps the process alive
-    const script = [
-      'const { CodeRuntime } = await import(process.argv[1])',
-      'const runtime = new CodeRuntime({ workers: 1 })',
-      "const outcome = await runtime.run({ code: 'return 1', tools: [], call: async () => ({ ok: true, value: null }) })",
-      'console.log(JSON.stringify(outcome))',
-    ].join('\n')
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, built.href], { encoding: 'utf8', timeout: 15_000 })
-    expect(JSON.parse(out)).toEqual({ ok: true, value: 1, logs: '' })
+    expect(runAndExit('{ workers: 1 }')).toEqual({ ok: true, value: 1, logs: '' })
   })
 
   it('keeps the bridge signal of a finished run aborted even if the bridge answers late', async () => {
@@ -130,15 +137,7 @@ describe('host warm-up runs', () => {
 
   it.skipIf(!existsSync(built))('never keep the host process alive', () => {
     // a million runs of 50 sub-calls would take hours: the process exits once its own work is done
-    // (execFileSync's timeout fails the test otherwise)
-    const script = [
-      'const { CodeRuntime } = await import(process.argv[1])',
-      'const runtime = new CodeRuntime({ workers: 2, warmUpRuns: 1_000_000 })',
-      "const outcome = await runtime.run({ code: 'return 1', tools: [], call: async () => ({ ok: true, value: null }) })",
-      'console.log(JSON.stringify(outcome))',
-    ].join('\n')
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, built.href], { encoding: 'utf8', timeout: 15_000 })
-    expect(JSON.parse(out)).toEqual({ ok: true, value: 1, logs: '' })
+    expect(runAndExit('{ workers: 2, warmUpRuns: 1_000_000 }')).toEqual({ ok: true, value: 1, logs: '' })
   })
 
   it('stop at dispose, with nothing left hanging', async () => {
