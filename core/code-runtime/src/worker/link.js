@@ -73,8 +73,8 @@ export class HostLink {
   wait(deadline) {
     const { ctl, seen } = this
     // spin a moment first: the host answers a quick sub-call within tens of µs, while waking a
-    // thread that went to sleep costs hundreds on a virtual machine
-    // the clock is read once per 64 looks: each reading allocates a number
+    // thread that went to sleep costs hundreds on a virtual machine (the clock is read once per
+    // 64 looks: each reading allocates a number)
     const spinUntil = performance.now() + spinMs
     for (let look = 1; Atomics.load(ctl, SEQ) === seen && (look % 64 !== 0 || performance.now() < spinUntil); look++);
     if (Atomics.load(ctl, SEQ) !== seen) return
