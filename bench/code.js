@@ -39,8 +39,20 @@ export async function run() {
     const check = await call('run_code', { code: 'return await tools.noop({})' })
     if (check.isError) throw new Error(`run_code failed: ${check.error.message}`)
 
-    // cold start: a fresh isolate per run, one SDK call, measured from execute to result
-    const cold = await perIteration(() => call('run_code', { code: 'return await tools.noop({})' }), { batch: 20, samples: 11 })
+    // cold start: a fresh isolate per run, one SDK call, measured from execute to result. In a session
+    // a run_code comes after a turn of the model, so each run here comes after a pause (the kernel
+    // packs threads onto few CPUs after one, which costs what runs back to back never pay); the
+    // back-to-back figure goes in the note, and is what the sub-call figure below subtracts
+    const oneCall = () => call('run_code', { code: 'return await tools.noop({})' })
+    const paused = []
+    for (let s = 0; s < 33; s++) {
+      await sleep(20)
+      const start = now()
+      await oneCall()
+      if (s >= 3) paused.push(now() - start)
+    }
+    const cold = median(paused)
+    const backToBack = await perIteration(oneCall, { batch: 20, samples: 11 })
     // baseline: the same tool called directly through the pipeline
     const direct = await perIteration(() => call('noop', {}), { batch: 500, samples: 11 })
 
@@ -61,11 +73,18 @@ export async function run() {
       if (s < 4) early.push(now() - start)
       if (s >= warmupRuns) runs.push(now() - start)
     }
-    const overhead = (run) => ((run - cold) / N - direct) * 1000
+    const overhead = (run) => ((run - backToBack) / N - direct) * 1000
     const overheadUs = overhead(median(runs))
     const earlyUs = overhead(median(early))
     return [
-      { name: 'code.cold_start_ms', value: cold, unit: 'ms', target: '<= 5', baseline: { name: 'the tool called directly through the pipeline', value: direct, unit: 'ms' } },
+      {
+        name: 'code.cold_start_ms',
+        value: cold,
+        unit: 'ms',
+        target: '<= 5',
+        baseline: { name: 'the tool called directly through the pipeline', value: direct, unit: 'ms' },
+        note: `each run after a 20 ms pause, as in a session; back to back: ${backToBack.toFixed(2)} ms`,
+      },
       { name: 'code.subcall_overhead_us', value: overheadUs, unit: 'us', target: '<= 100', baseline: { name: 'direct pipeline call', value: direct * 1000, unit: 'us' }, note: `${N} sequential sub-calls per program, after ${warmupRuns * N} warm-up sub-calls (over the first ${4 * N}: ${earlyUs.toFixed(0)} us)` },
     ]
   } finally {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 // the pool is internal: its failure paths are reached through a broken worker entry
 import { defaultCodeLimits } from '../../core/code-runtime/src/limits.js'
 import { PoolWorker } from '../../core/code-runtime/src/pool-worker.js'
+import { activityBytes, activitySlots } from '../../core/code-runtime/src/protocol.js'
 import { HostRun } from '../../core/code-runtime/src/run.js'
 
 describe('a worker that cannot start', () => {
@@ -64,9 +65,9 @@ describe('a worker whose sub-call channel goes wrong', () => {
   })
 })
 
-describe("the pool's activity word", () => {
-  it('counts a run while it is in progress, and notifies idle workers when it ends', async () => {
-    const activity = new Int32Array(new SharedArrayBuffer(4))
+describe("the pool's activity words", () => {
+  it('count a run while it is in progress and once started, and notify idle workers when it ends', async () => {
+    const activity = new Int32Array(new SharedArrayBuffer(activityBytes))
     const worker = new PoolWorker({ idle: () => {}, failed: () => {} }, { activity })
     await worker.warm
     let answer!: () => void
@@ -77,13 +78,50 @@ describe("the pool's activity word", () => {
     }
     const run = new HostRun(1, { code: 'return await tools.echo({})', tools: ['echo'], call: bridge }, { ...defaultCodeLimits }, 1000, () => {})
     worker.start(run)
-    expect(Atomics.load(activity, 0)).toBe(1)
-    const woken = Atomics.waitAsync(activity, 0, 1)
+    expect(Atomics.load(activity, activitySlots.running)).toBe(1)
+    expect(Atomics.load(activity, activitySlots.started)).toBe(1)
+    const woken = Atomics.waitAsync(activity, activitySlots.running, 1)
     expect(woken.async).toBe(true)
     answer()
     expect(await run.done).toMatchObject({ ok: true, value: 2 })
     expect(await woken.value).toBe('ok')
-    expect(Atomics.load(activity, 0)).toBe(0)
+    expect(Atomics.load(activity, activitySlots.running)).toBe(0)
+    expect(Atomics.load(activity, activitySlots.started)).toBe(1)
     await worker.close()
+  })
+})
+
+describe('how the host hears sub-calls', () => {
+  const program = 'const seen = []\nfor (let i = 1; i <= 4; i++) seen.push((await tools.echo({ i })).i)\nreturn seen'
+
+  /** Run `program` on a fresh worker; what `polling` was as each sub-call reached the bridge. */
+  async function pollingAtEachCall(rested: boolean) {
+    const worker = new PoolWorker({ idle: () => {}, failed: () => {} })
+    await worker.warm
+    const seen: boolean[] = []
+    const bridge = async (_name: string, args: unknown) => {
+      seen.push(worker.polling)
+      return { ok: true as const, value: args as { i: number } }
+    }
+    const run = new HostRun(1, { code: program, tools: ['echo'], call: bridge }, { ...defaultCodeLimits }, 1000, () => {})
+    worker.start(run, rested)
+    const startedPolling = worker.polling
+    const outcome = await run.done
+    await worker.close()
+    return { startedPolling, seen, outcome }
+  }
+
+  it('after the pool rested: by wake-ups for the first two sub-calls, polling from the second answer on', async () => {
+    const { startedPolling, seen, outcome } = await pollingAtEachCall(true)
+    expect(outcome).toMatchObject({ ok: true, value: [1, 2, 3, 4] })
+    expect(startedPolling).toBe(false)
+    expect(seen).toEqual([false, false, true, true])
+  })
+
+  it('for a run that follows another closely: polling from the start', async () => {
+    const { startedPolling, seen, outcome } = await pollingAtEachCall(false)
+    expect(outcome).toMatchObject({ ok: true, value: [1, 2, 3, 4] })
+    expect(startedPolling).toBe(true)
+    expect(seen).toEqual([true, true, true, true])
   })
 })

@@ -1,6 +1,6 @@
 import type { SubCallBridge } from '@dsh/code-runtime'
 import { describe, expect, it } from 'vitest'
-import { echo, request, trackingBridge, useRuntime } from './helpers.js'
+import { echo, request, sleep, trackingBridge, useRuntime } from './helpers.js'
 
 const runtime = useRuntime({ workers: 2 })
 
@@ -167,5 +167,22 @@ describe('running a program', () => {
     const bridge = trackingBridge(() => ({ ok: true, value: null }))
     await runtime().run({ code: 'await tools.a({})\nreturn 1', tools: ['a'], call: bridge.call })
     expect(bridge.calls[0]!.signal.aborted).toBe(true)
+  })
+})
+
+describe('running programs after the pool rested', () => {
+  it('gives the same results for programs of one, two, three and fifty sub-calls, sequential and parallel', async () => {
+    const cases: [string, unknown][] = [
+      ['return (await tools.echo({ n: 1 })).args.n', 1],
+      ['const a = await tools.echo({ n: 1 }); const b = await tools.echo({ n: 2 }); return a.args.n + b.args.n', 3],
+      ['let s = 0; for (let i = 1; i <= 3; i++) s += (await tools.echo({ i })).args.i; return s', 6],
+      ['let s = 0; for (let i = 1; i <= 50; i++) s += (await tools.echo({ i })).args.i; return s', 1275],
+      ['const r = await Promise.all([1, 2, 3].map(i => tools.echo({ i }))); return r.map(x => x.args.i)', [1, 2, 3]],
+    ]
+    for (const [code, value] of cases) {
+      // longer than the 5 ms after which the runtime counts the pool as rested
+      await sleep(20)
+      expect(await runtime().run(request(code))).toEqual({ ok: true, value, logs: '' })
+    }
   })
 })

@@ -5,7 +5,7 @@
  * installation fails runs instead of spawning threads forever.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
-import { channelBytes, ctlBytes, ctlSlots, type HostMessage, type ResultMessage, type WorkerData, type WorkerMessage } from './protocol.js'
+import { activityBytes, activitySlots, channelBytes, ctlBytes, ctlSlots, type HostMessage, type ResultMessage, type WorkerData, type WorkerMessage } from './protocol.js'
 import type { HostRun, RunHost } from './run.js'
 import { Channel, channelEnds } from './worker/channel.js'
 import { decodeCall, encodeResult } from './worker/records.js'
@@ -18,18 +18,34 @@ const maxStartFailures = 3
  */
 const stackSizeMb = 8
 /**
- * After a run starts, and after a sub-call arrives or is answered, the host
- * polls the `up` channel on every turn of its event loop for this long (and
- * the worker spins as long for the answer): a program's next sub-call is
- * picked up within a turn instead of through a wake-up message, and the answer
- * reaches a thread that is still awake. Measured here: with 0.5 ms windows one
- * sub-call in ten waited half a millisecond more (the window had closed); with
- * 2 ms the tail is gone. The polling stops when the run goes quiet, so an idle
- * run costs nothing.
+ * While a run is busy the host polls the `up` channel on every turn of its
+ * event loop, for this long after a sub-call arrived or was answered (and the
+ * worker spins as long for the answer): a program's next sub-call is picked up
+ * within a turn instead of through a wake-up message, and the answer reaches a
+ * thread that is still awake. Measured here: with 0.5 ms windows one sub-call
+ * in ten waited half a millisecond more (the window had closed); with 2 ms the
+ * tail is gone. The polling stops when the run goes quiet, so an idle run
+ * costs nothing.
  */
 const pollMs = 2
 /** how long one turn of that polling waits for the worker before it lets the event loop go on */
 const spinInTurnMs = 0.05
+/**
+ * Polling pays off only while the two threads run on separate CPUs. After the
+ * pool rested (`CodeRuntime` says so), the kernel here puts a thread it wakes
+ * on the waker's CPU (it packs tasks onto few virtual CPUs): a host that polls
+ * after waking the worker keeps it from running until the polling stops, or
+ * until the kernel spreads them again, 1–2 ms later. So a run that starts
+ * rested does not poll at first: its first sub-calls go by wake-ups (the host
+ * sleeps in its event loop, the worker in `Atomics.wait`). Polling starts with
+ * the answer to its `pollAfterAnswers`th sub-call, with a `probeMs` window
+ * until it has caught a sub-call — a worker stuck behind it gets the CPU back
+ * soon. A program of one to three sub-calls after a pause (the common case: a
+ * run_code per turn of the model) takes about 2 ms instead of 6–9. Runs that
+ * follow each other closely are spread already, and poll from the start.
+ */
+const pollAfterAnswers = 2
+const probeMs = 0.2
 
 export type WorkerState = 'starting' | 'idle' | 'busy' | 'failed' | 'closed'
 
@@ -43,7 +59,7 @@ export interface PoolEvents {
 export interface PoolWorkerOptions {
   /** the worker's entry module (tests give a broken one) */
   entry?: URL
-  /** one Int32 the whole pool shares: the number of runs in progress (idle workers pause their warm-up meanwhile) */
+  /** what the whole pool shares of its runs (`activitySlots`): idle workers warm up only while no run is in progress */
   activity?: Int32Array
 }
 
@@ -65,8 +81,13 @@ export class PoolWorker implements RunHost {
   private down!: Channel
   private run: HostRun | undefined
   private startFailures = 0
-  private polling = false
+  private pollingNow = false
   private lastTraffic = 0
+  /** polling starts once the current run has had this many sub-calls answered */
+  private pollAfter = 0
+  private answered = 0
+  /** polling caught a sub-call of the current run: the two threads run on separate CPUs */
+  private caught = false
   private readonly entry: URL
   private readonly activity: Int32Array
 
@@ -75,25 +96,36 @@ export class PoolWorker implements RunHost {
     options: PoolWorkerOptions = {},
   ) {
     this.entry = options.entry ?? workerUrl
-    this.activity = options.activity ?? new Int32Array(new SharedArrayBuffer(4))
+    this.activity = options.activity ?? new Int32Array(new SharedArrayBuffer(activityBytes))
     this.warm = new Promise(resolve => (this.markWarm = resolve))
     this.spawn()
   }
 
-  start(run: HostRun): void {
-    this.state = 'busy'
-    this.setRun(run)
-    this.post(run.attach(this))
-    this.pollSoon()
+  /** Whether the host polls this worker's sub-calls now (else they come with wake messages). */
+  get polling(): boolean {
+    return this.pollingNow
   }
 
-  /** The run in progress, counted in the pool's activity word while there is one. */
+  /** Start `run` here; `rested`: the pool was quiet long enough for the kernel to pack its threads. */
+  start(run: HostRun, rested = false): void {
+    this.state = 'busy'
+    this.answered = 0
+    this.pollAfter = rested ? pollAfterAnswers : 0
+    this.caught = !rested
+    this.setRun(run)
+    this.post(run.attach(this))
+    if (!rested) this.pollSoon()
+  }
+
+  /** The run in progress, counted in the pool's activity words while there is one. */
   private setRun(run: HostRun | undefined): void {
-    if (run && !this.run) Atomics.add(this.activity, 0, 1)
-    else if (!run && this.run) {
-      Atomics.sub(this.activity, 0, 1)
+    if (run && !this.run) {
+      Atomics.add(this.activity, activitySlots.started, 1)
+      Atomics.add(this.activity, activitySlots.running, 1)
+    } else if (!run && this.run) {
+      Atomics.sub(this.activity, activitySlots.running, 1)
       // idle workers wait on the word to resume their warm-up
-      Atomics.notify(this.activity, 0)
+      Atomics.notify(this.activity, activitySlots.running)
     }
     this.run = run
   }
@@ -102,7 +134,7 @@ export class PoolWorker implements RunHost {
     if (this.run?.id !== message.run) return
     this.down.write(encodeResult(message))
     this.wake()
-    this.pollSoon()
+    if (++this.answered >= this.pollAfter) this.pollSoon()
   }
 
   /**
@@ -113,8 +145,8 @@ export class PoolWorker implements RunHost {
   private pollSoon(): void {
     if (this.run?.background) return
     this.lastTraffic = performance.now()
-    if (this.polling) return
-    this.polling = true
+    if (this.pollingNow) return
+    this.pollingNow = true
     Atomics.store(this.ctl, ctlSlots.hostPolling, 1)
     setImmediate(this.poll)
   }
@@ -128,25 +160,27 @@ export class PoolWorker implements RunHost {
       const until = performance.now() + spinInTurnMs
       for (let look = 1; !this.up.hasRecord() && (look % 64 !== 0 || performance.now() < until); look++);
     }
-    this.drain()
-    if (this.state === 'busy' && this.run && performance.now() - this.lastTraffic <= pollMs) {
+    if (this.drain()) this.caught = true
+    if (this.state === 'busy' && this.run && performance.now() - this.lastTraffic <= (this.caught ? pollMs : probeMs)) {
       setImmediate(this.poll)
       return
     }
-    this.polling = false
+    this.pollingNow = false
     Atomics.store(this.ctl, ctlSlots.hostPolling, 0)
     // a sub-call written before that store is seen here; one written after it comes with a wake message
     this.drain()
   }
 
-  /** Hand the run the sub-calls its worker wrote; drop any of an earlier run. */
-  private drain(): void {
+  /** Hand the run the sub-calls its worker wrote; drop any of an earlier run. Whether there were any. */
+  private drain(): boolean {
+    let any = false
     try {
       for (let text = this.up.read(); text !== undefined; text = this.up.read()) {
+        any = true
         const record = decodeCall(text)
         const run = this.run
         if (run?.id !== record.run) continue
-        this.pollSoon()
+        if (this.answered >= this.pollAfter) this.pollSoon()
         run.onCall({ t: 'call', run: record.run, call: record.call, name: run.tools[record.tool] ?? '?', json: record.json })
       }
     } catch (error) {
@@ -155,6 +189,7 @@ export class PoolWorker implements RunHost {
       this.kill()
       run?.onLost(error)
     }
+    return any
   }
 
   cancel(run: number): void {

@@ -21,6 +21,13 @@ import type { ChannelEnd } from './worker/channel.js'
 /** Int32 slots of the control `SharedArrayBuffer`. */
 export const ctlSlots = { seq: 0, cancel: 1, hostPolling: 2 } as const
 export const ctlBytes = 3 * Int32Array.BYTES_PER_ELEMENT
+/**
+ * Int32 slots of the pool's `activity` buffer: the runs in progress (notified
+ * whenever one ends), and the runs ever started (modulo 2^32). Idle workers
+ * wait on them for a quiet moment (worker/main.js).
+ */
+export const activitySlots = { running: 0, started: 1 } as const
+export const activityBytes = 2 * Int32Array.BYTES_PER_ELEMENT
 /** bytes of each channel's ring: a record that does not fit goes through the channel's port */
 export const channelBytes = 64 * 1024
 
@@ -30,7 +37,7 @@ export interface WorkerData {
   up: ChannelEnd
   /** the worker reads answers here */
   down: ChannelEnd
-  /** one Int32 shared by the whole pool: the number of runs in progress */
+  /** Int32s shared by the whole pool (`activitySlots`) */
   activity: SharedArrayBuffer
   port: MessagePort
 }

@@ -7,12 +7,15 @@
  */
 import { defaultCodeLimits, resolveLimits, type CodeLimits } from './limits.js'
 import { PoolWorker } from './pool-worker.js'
+import { activityBytes } from './protocol.js'
 import { HostRun } from './run.js'
 import type { CodeRuntimeOptions, RunOutcome, RunRequest, SubCallBridge } from './types.js'
 
 /** a host warm-up run (see `warmUpRuns`): sequential sub-calls, answered with their arguments */
 const warmUpProgram = 'for (let i = 0; i < 50; i++) await tools.echo({ i })'
 const warmUpBridge: SubCallBridge = async (_name, args) => ({ ok: true, value: args })
+/** how long the pool must have had no run in progress to count as rested (see pool-worker.ts) */
+const restedMs = 5
 
 export class CodeRuntime {
   /** the limits every run starts from */
@@ -23,6 +26,9 @@ export class CodeRuntime {
   private nextRun = 1
   private disposing: Promise<void> | undefined
   private warmingUp = false
+  private running = 0
+  /** when the last run ended (performance.now()) */
+  private lastRunEnd = 0
   /** host warm-up runs still to do (see `CodeRuntimeOptions.warmUpRuns`) */
   private warmUpRunsLeft: number
 
@@ -39,7 +45,7 @@ export class CodeRuntime {
       throw new RangeError(`warmUpRuns must be a whole number, got ${String(options.warmUpRuns)}`)
     }
     const events = { idle: () => this.schedule(), failed: () => this.schedule() }
-    const activity = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
+    const activity = new Int32Array(new SharedArrayBuffer(activityBytes))
     this.workers = Array.from({ length: count }, () => new PoolWorker(events, { activity }))
   }
 
@@ -64,7 +70,7 @@ export class CodeRuntime {
     // run ids go into an Int32Array slot (the cancel word): keep them positive int32
     const id = this.nextRun
     this.nextRun = (this.nextRun % 0x7fff_ffff) + 1
-    const run = new HostRun(id, request, limits, this.terminateAfterMs, finished => this.dequeue(finished), background)
+    const run = new HostRun(id, request, limits, this.terminateAfterMs, finished => this.finished(finished), background)
     this.queue.push(run)
     this.schedule()
     return run.done
@@ -92,7 +98,9 @@ export class CodeRuntime {
         if (this.workers.every(w => w.state === 'failed')) this.failAll()
         return
       }
-      worker.start(this.queue.shift()!)
+      const rested = this.running === 0 && performance.now() - this.lastRunEnd > restedMs
+      this.running++
+      worker.start(this.queue.shift()!, rested)
     }
     this.warmUpWhenIdle()
   }
@@ -111,9 +119,12 @@ export class CodeRuntime {
     })
   }
 
-  private dequeue(run: HostRun): void {
+  private finished(run: HostRun): void {
     const index = this.queue.indexOf(run)
+    // a run that ends while still queued never started
     if (index !== -1) this.queue.splice(index, 1)
+    else this.running--
+    this.lastRunEnd = performance.now()
   }
 
   private failAll(): void {

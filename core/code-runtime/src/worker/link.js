@@ -42,6 +42,8 @@ export class HostLink {
     this.down = down
     /** the doorbell as last drained: `wait` sleeps only while it stays there */
     this.seen = 0
+    /** a sub-call since the last wait went with a wake message: the host was asleep */
+    this.wokeHost = false
   }
 
   /**
@@ -54,7 +56,10 @@ export class HostLink {
     this.up.write(encodeCall(run, call, tool, json))
     // the host polls while a run is busy; when it stopped, it is woken (it clears the flag before
     // looking at the channel a last time, so one of the two sees this record)
-    if (Atomics.load(this.ctl, HOST_POLLING) === 0) this.port.postMessage(/** @type {WorkerMessage} */ ({ t: 'wake' }))
+    if (Atomics.load(this.ctl, HOST_POLLING) === 0) {
+      this.port.postMessage(/** @type {WorkerMessage} */ ({ t: 'wake' }))
+      this.wokeHost = true
+    }
   }
 
   receive() {
@@ -74,10 +79,15 @@ export class HostLink {
     const { ctl, seen } = this
     // spin a moment first: the host answers a quick sub-call within tens of µs, while waking a
     // thread that went to sleep costs hundreds on a virtual machine (the clock is read once per
-    // 64 looks: each reading allocates a number)
-    const spinUntil = performance.now() + spinMs
-    for (let look = 1; Atomics.load(ctl, SEQ) === seen && (look % 64 !== 0 || performance.now() < spinUntil); look++);
-    if (Atomics.load(ctl, SEQ) !== seen) return
+    // 64 looks: each reading allocates a number). Not after waking the host with a message: a
+    // thread that stays busy after posting delays its receiver's wake-up until it stops (by 1–2 ms
+    // here), so the answer would come no sooner than the spin ends.
+    if (!this.wokeHost) {
+      const spinUntil = performance.now() + spinMs
+      for (let look = 1; Atomics.load(ctl, SEQ) === seen && (look % 64 !== 0 || performance.now() < spinUntil); look++);
+      if (Atomics.load(ctl, SEQ) !== seen) return
+    }
+    this.wokeHost = false
     Atomics.wait(ctl, SEQ, seen, Math.max(1, deadline - Date.now()))
   }
 }

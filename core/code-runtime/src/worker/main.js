@@ -21,8 +21,10 @@ import { warmUp } from './warm-up.js'
 
 const { ctl, activity, port, up, down } = /** @type {WorkerData} */ (workerData)
 const link = new HostLink(port, new Int32Array(ctl), new Channel(up), new Channel(down))
-/** runs in progress in the whole pool: idle warm-up waits while there are any (two cores are soon shared) */
+/** the pool's runs (slots: activitySlots in ../protocol.ts): idle work waits for a quiet moment */
 const runsInPool = new Int32Array(activity)
+const RUNNING = 0
+const STARTED = 1
 const engine = new Engine()
 /** @type {Promise<void> | undefined} a QuickJS instance being (re)loaded */
 let loading
@@ -55,6 +57,7 @@ function onRun(request) {
     reload(() => {})
   } else {
     engine.prepare()
+    whenQuiet()
   }
 }
 
@@ -64,6 +67,7 @@ function reload(then) {
     loading = undefined
     engine.prepare()
     then()
+    whenQuiet()
   })
   loading.catch(fatal)
 }
@@ -74,24 +78,47 @@ function reload(then) {
  * the sub-call path stop getting faster after about 60.
  */
 let warmUpSteps = 80
+/** a turn of `whenQuiet` is pending */
+let quietPending = false
+/**
+ * How long no run may start before a warm-up step: runs submitted one after
+ * another (a program per tool call of a busy agent, a benchmark) leave gaps of
+ * a fraction of a millisecond between them.
+ */
+const quietMs = 3
 
-function warmUpWhileIdle() {
-  if (warmUpSteps <= 0) return
-  const running = Atomics.load(runsInPool, 0)
+/**
+ * The warm-up steps, one at a time, each once no run has been in progress
+ * anywhere in the pool for `quietMs`. A run in progress keeps two threads busy
+ * (the host's and its worker's, each spinning for the other's answer), which
+ * is both cores here: anything else that runs then takes one of them from the
+ * run.
+ */
+function whenQuiet() {
+  if (quietPending || loading || engine.broken || warmUpSteps <= 0) return
+  quietPending = true
+  const again = () => {
+    quietPending = false
+    whenQuiet()
+  }
+  const running = Atomics.load(runsInPool, RUNNING)
   if (running > 0) {
     // no polling: the host notifies the word whenever a run ends
-    const wait = Atomics.waitAsync(runsInPool, 0, running)
-    if (wait.async) void wait.value.then(warmUpWhileIdle)
-    else setImmediate(warmUpWhileIdle)
+    const wait = Atomics.waitAsync(runsInPool, RUNNING, running)
+    if (wait.async) void wait.value.then(again)
+    else setImmediate(again)
     return
   }
-  setImmediate(() => {
-    if (!loading && !engine.broken && Atomics.load(runsInPool, 0) === 0) {
+  const started = Atomics.load(runsInPool, STARTED)
+  setTimeout(() => {
+    quietPending = false
+    if (loading || engine.broken) return
+    if (Atomics.load(runsInPool, RUNNING) === 0 && Atomics.load(runsInPool, STARTED) === started) {
       warmUpSteps--
       warmUp(engine, { transforms: 10, session: true })
     }
-    warmUpWhileIdle()
-  })
+    whenQuiet()
+  }, quietMs)
 }
 
 loading = engine.load().then(() => {
@@ -102,5 +129,5 @@ loading.then(() => {
   loading = undefined
   engine.prepare()
   post({ t: 'ready' })
-  warmUpWhileIdle()
+  whenQuiet()
 }, fatal)
