@@ -57,6 +57,14 @@ describe('code mode', () => {
     expect(dispatch).toEqual([`${result.callId}:code:1`, `${result.callId}:code:2`])
     const nestedCall = events.find((e) => e.type === 'tool/call' && (e.data as any).callId === `${result.callId}:code:1`)
     expect(nestedCall?.data).toMatchObject({ name: 'add', parent: result.callId })
+    // each sub-call's four events in order, all before the parent's result
+    const kinds = ['tool/call', 'tool/result', 'tool/code-dispatch-start', 'tool/code-dispatch']
+    const id = result.callId
+    const order = events
+      .filter((e) => kinds.includes(e.type as string) && String((e.data as any).callId).startsWith(id))
+      .map((e) => `${e.type as string} ${(e.data as any).callId}`)
+    const sub = (n: number) => [`tool/code-dispatch-start ${id}:code:${n}`, `tool/call ${id}:code:${n}`, `tool/result ${id}:code:${n}`, `tool/code-dispatch ${id}:code:${n}`]
+    expect(order).toEqual([`tool/call ${id}`, ...sub(1), ...sub(2), `tool/result ${id}`])
   })
 
   it('rejects a failed sub-call with an Error carrying the code', async () => {

@@ -186,3 +186,35 @@ describe('running programs after the pool rested', () => {
     }
   })
 })
+
+describe("an outcome's settled callback", () => {
+  it('runs after the answer is given, in order, even when it throws, and for an answer the ended run drops', async () => {
+    const log: string[] = []
+    const bridge: SubCallBridge = async (_name, args) => {
+      const n = (args as { n: number }).n
+      log.push(`answer ${n}`)
+      const settled = () => {
+        log.push(`settled ${n}`)
+        if (n === 2) throw new Error('bookkeeping failed')
+      }
+      return { ok: true, value: n, settled }
+    }
+    const outcome = await runtime().run(request('let s = 0\nfor (let n = 1; n <= 3; n++) s += await tools.echo({ n })\nreturn s', { call: bridge }))
+    expect(outcome).toEqual({ ok: true, value: 6, logs: '' })
+    expect(log).toEqual(['answer 1', 'settled 1', 'answer 2', 'settled 2', 'answer 3', 'settled 3'])
+
+    // a sub-call still in flight when the run ends: its answer is dropped, its callback still runs
+    let release!: () => void
+    const held = new Promise<void>(resolve => (release = resolve))
+    let settledLate = false
+    const late: SubCallBridge = async () => {
+      await held
+      return { ok: true, value: 1, settled: () => void (settledLate = true) }
+    }
+    const ended = await runtime().run(request('return await tools.echo({})', { call: late, limits: { timeoutMs: 100 } }))
+    expect(ended).toMatchObject({ ok: false, code: 'TIMEOUT' })
+    release()
+    await sleep(20)
+    expect(settledLate).toBe(true)
+  })
+})

@@ -133,6 +133,9 @@ export class PoolWorker implements RunHost {
   send(message: ResultMessage): void {
     if (this.run?.id !== message.run) return
     this.down.write(encodeResult(message))
+    // a worker that had gone to sleep wakes up on this thread's CPU: poll for `probeMs` only, then
+    // let it run (it had slept because the answer took longer than its spin: a slow tool, a stall)
+    if (Atomics.load(this.ctl, ctlSlots.workerAsleep) === 1) this.caught = false
     this.wake()
     if (++this.answered >= this.pollAfter) this.pollSoon()
   }

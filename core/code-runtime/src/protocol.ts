@@ -19,8 +19,8 @@ import type { CodeLimits } from './limits.js'
 import type { ChannelEnd } from './worker/channel.js'
 
 /** Int32 slots of the control `SharedArrayBuffer`. */
-export const ctlSlots = { seq: 0, cancel: 1, hostPolling: 2 } as const
-export const ctlBytes = 3 * Int32Array.BYTES_PER_ELEMENT
+export const ctlSlots = { seq: 0, cancel: 1, hostPolling: 2, workerAsleep: 3 } as const
+export const ctlBytes = 4 * Int32Array.BYTES_PER_ELEMENT
 /**
  * Int32 slots of the pool's `activity` buffer: the runs in progress (notified
  * whenever one ends), and the runs ever started (modulo 2^32). Idle workers

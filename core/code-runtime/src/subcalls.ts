@@ -50,8 +50,12 @@ export class SubCalls {
 
   private settle(message: CallMessage, outcome: SubCallOutcome): void {
     this.inFlight--
-    if (this.signal.aborted) return
-    this.reply(this.encode(message, outcome))
+    if (!this.signal.aborted) this.reply(this.encode(message, outcome))
+    try {
+      outcome?.settled?.()
+    } catch {
+      // the bridge's own bookkeeping: the answer is given either way
+    }
     this.pump()
   }
 

@@ -7,10 +7,13 @@ import type { CodeLimits } from './limits.js'
 export type JsonPrimitive = string | number | boolean | null
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue }
 
-/** What the host bridge answers for one `tools.<name>(args)` call. */
-export type SubCallOutcome =
-  | { ok: true; value: JsonValue }
-  | { ok: false; code: string; message: string }
+/**
+ * What the host bridge answers for one `tools.<name>(args)` call. `settled`,
+ * if given, is called once the answer is on its way to the program (or
+ * dropped, the run being over): work the answer does not need waits for it
+ * there, off the program's path. What it throws is ignored.
+ */
+export type SubCallOutcome = ({ ok: true; value: JsonValue } | { ok: false; code: string; message: string }) & { settled?: () => void }
 
 /**
  * The host side of a sub-call. `index` counts 1, 2, 3… within a run; `signal`

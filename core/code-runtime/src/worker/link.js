@@ -12,6 +12,7 @@ import { decodeResult, encodeCall } from './records.js'
 const SEQ = 0
 const CANCEL = 1
 const HOST_POLLING = 2
+const WORKER_ASLEEP = 3
 /** how long the thread polls for the host's answer before it sleeps (the host polls as long: ../pool-worker.ts) */
 const spinMs = 2
 
@@ -88,7 +89,9 @@ export class HostLink {
       if (Atomics.load(ctl, SEQ) !== seen) return
     }
     this.wokeHost = false
+    Atomics.store(ctl, WORKER_ASLEEP, 1)
     Atomics.wait(ctl, SEQ, seen, Math.max(1, deadline - Date.now()))
+    Atomics.store(ctl, WORKER_ASLEEP, 0)
   }
 }
 

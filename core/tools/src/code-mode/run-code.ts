@@ -73,8 +73,11 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
               const signal = subCallSignal(runSignal)
               const result = await scheduler.run(tools.concurrency(name, subArgs, scope), () =>
                 tools.execute({ callId, name, arguments: subArgs, session: call.session, signal, scope, parent }))
-              call.session.post('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
-              return toOutcome(result)
+              const outcome = toOutcome(result)
+              // logged right after the answer is on its way: the program does not wait for it, and
+              // nothing else is logged in between (the sub-call's tool/result is already in)
+              outcome.settled = () => call.session.post('tool/code-dispatch', { callId, parent: call.callId, name, isError: result.isError, code: result.error?.code })
+              return outcome
             } catch (error) {
               return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }
             }
