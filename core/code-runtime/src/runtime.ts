@@ -121,9 +121,8 @@ export class CodeRuntime {
 
   private finished(run: HostRun): void {
     const index = this.queue.indexOf(run)
-    // a run that ends while still queued never started
     if (index !== -1) this.queue.splice(index, 1)
-    else this.running--
+    if (run.started) this.running--
     this.lastRunEnd = performance.now()
   }
 

@@ -43,7 +43,7 @@ export class HostLink {
     this.down = down
     /** the doorbell as last drained: `wait` sleeps only while it stays there */
     this.seen = 0
-    /** a sub-call since the last wait went with a wake message: the host was asleep */
+    /** the last sub-call went with a wake message: the host was asleep */
     this.wokeHost = false
   }
 
@@ -57,10 +57,8 @@ export class HostLink {
     this.up.write(encodeCall(run, call, tool, json))
     // the host polls while a run is busy; when it stopped, it is woken (it clears the flag before
     // looking at the channel a last time, so one of the two sees this record)
-    if (Atomics.load(this.ctl, HOST_POLLING) === 0) {
-      this.port.postMessage(/** @type {WorkerMessage} */ ({ t: 'wake' }))
-      this.wokeHost = true
-    }
+    this.wokeHost = Atomics.load(this.ctl, HOST_POLLING) === 0
+    if (this.wokeHost) this.port.postMessage(/** @type {WorkerMessage} */ ({ t: 'wake' }))
   }
 
   receive() {
