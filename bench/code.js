@@ -57,12 +57,13 @@ export async function run() {
     const direct = await perIteration(() => call('noop', {}), { batch: 500, samples: 11 })
 
     // sub-call overhead: N sequential sub-calls in one program, over N direct pipeline calls.
-    // The host's side of a sub-call (the bridge, the runtime's run and channels) is code no other
-    // figure here exercises: V8 is still optimizing it over the first thousands of sub-calls, so the
-    // figure is taken after 24 runs (4,800 sub-calls; the pipeline figure warms up on 12,000 calls),
-    // and the first 4 runs are reported alongside
+    // The host's side of a sub-call (the bridge, the runtime's run and channels) and the worker's are
+    // code no other figure here exercises: V8 is still optimizing them over the first thousands of
+    // sub-calls (after 4,800 the figure was still about 15 us above what it is after 12,000), so the
+    // figure is taken after 60 runs — 12,000 sub-calls, as many as the pipeline figure's warm-up
+    // calls — and the first 4 runs are reported alongside
     const N = 200
-    const warmupRuns = 24
+    const warmupRuns = 60
     const program = `for (let i = 0; i < ${N}; i++) await tools.noop({}); return ${N}`
     const early = []
     const runs = []
