@@ -67,6 +67,30 @@ describe('code mode', () => {
     expect(order).toEqual([`tool/call ${id}`, ...sub(1), ...sub(2), `tool/result ${id}`])
   })
 
+  it('fails closed when the session log fails in the middle of a program: no later body runs, run_code is an error', async () => {
+    await kernel('code')
+    let counted = 0
+    k!.ctx.plugin({
+      name: 'log-breaker',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.register(testTool('closeLog', (_args: any, exec: any) => { exec.session.close(); return 'closed' }))
+        ctx.tools.register(testTool('count', () => String(++counted)))
+      },
+    })
+    const result = await run(`
+      const seen = []
+      try { await tools.closeLog({}) } catch (e) { seen.push(e.code) }
+      try { await tools.count({}) } catch (e) { seen.push(e.code) }
+      return seen
+    `)
+    // the closing sub-call's own result and dispatch lines cannot be written; nothing after it runs
+    expect(counted).toBe(0)
+    expect(result.isError).toBe(true)
+    expect(result.error?.code).toBe('TOOL_FAILED')
+    expect(result.error?.message).toMatch(/ran, but its result could not be written to the session log/)
+  })
+
   it('rejects a failed sub-call with an Error carrying the code', async () => {
     await kernel('code')
     const result = await run(`

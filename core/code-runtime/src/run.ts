@@ -34,7 +34,6 @@ export class HostRun {
   private finished = false
   private cancelled: Cancellation | undefined
   private host: RunHost | undefined
-  private startedOn = false
   private readonly ended = new AbortController()
   private readonly subcalls: SubCalls
   private readonly timer: NodeJS.Timeout
@@ -61,15 +60,9 @@ export class HostRun {
     this.subcalls = new SubCalls(request.call, limits, this.ended.signal, message => this.host?.send(message))
   }
 
-  /** Whether the run was given to a worker (a run can end while it still waits for one). */
-  get started(): boolean {
-    return this.startedOn
-  }
-
   /** The message that starts this run on `host`. */
   attach(host: RunHost): RunMessage {
     this.host = host
-    this.startedOn = true
     return { t: 'run', run: this.id, code: this.request.code, tools: this.tools, limits: this.limits, deadline: this.deadline }
   }
 

@@ -7,7 +7,7 @@
  */
 import { defaultCodeLimits, resolveLimits, type CodeLimits } from './limits.js'
 import { PoolWorker } from './pool-worker.js'
-import { activityBytes } from './protocol.js'
+import { activityBytes, activitySlots } from './protocol.js'
 import { HostRun } from './run.js'
 import type { CodeRuntimeOptions, RunOutcome, RunRequest, SubCallBridge } from './types.js'
 
@@ -26,7 +26,8 @@ export class CodeRuntime {
   private nextRun = 1
   private disposing: Promise<void> | undefined
   private warmingUp = false
-  private running = 0
+  /** what the workers share of the pool's runs (`activitySlots`): the runs in progress, as their threads see them */
+  private readonly activity: Int32Array
   /** when the last run ended (performance.now()) */
   private lastRunEnd = 0
   /** host warm-up runs still to do (see `CodeRuntimeOptions.warmUpRuns`) */
@@ -45,7 +46,7 @@ export class CodeRuntime {
       throw new RangeError(`warmUpRuns must be a whole number, got ${String(options.warmUpRuns)}`)
     }
     const events = { idle: () => this.schedule(), failed: () => this.schedule() }
-    const activity = new Int32Array(new SharedArrayBuffer(activityBytes))
+    const activity = (this.activity = new Int32Array(new SharedArrayBuffer(activityBytes)))
     this.workers = Array.from({ length: count }, () => new PoolWorker(events, { activity }))
   }
 
@@ -98,8 +99,7 @@ export class CodeRuntime {
         if (this.workers.every(w => w.state === 'failed')) this.failAll()
         return
       }
-      const rested = this.running === 0 && performance.now() - this.lastRunEnd > restedMs
-      this.running++
+      const rested = Atomics.load(this.activity, activitySlots.running) === 0 && performance.now() - this.lastRunEnd > restedMs
       worker.start(this.queue.shift()!, rested)
     }
     this.warmUpWhenIdle()
@@ -122,7 +122,6 @@ export class CodeRuntime {
   private finished(run: HostRun): void {
     const index = this.queue.indexOf(run)
     if (index !== -1) this.queue.splice(index, 1)
-    if (run.started) this.running--
     this.lastRunEnd = performance.now()
   }
 
