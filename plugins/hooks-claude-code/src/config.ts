@@ -3,20 +3,14 @@
  * settings shape and are checked by the same parser as the settings files, so
  * a bad inline hook fails when the config is validated, naming its JSON path.
  */
+import { CLAUDE_TOOL_NAMES, PROJECT_SETTINGS_FILES } from '@dsh/claude-code-settings'
 import Schema from 'schemastery'
 import { INLINE_SOURCE, parseHooks } from './settings.js'
 import type { OnError } from './types.js'
 import { MAX_TIMEOUT_SECONDS } from './limits.js'
 
 /** Our tool names → the names hooks see (their input shapes already match Claude Code's). */
-export const BUILTIN_TOOL_NAMES: Readonly<Record<string, string>> = Object.freeze({
-  bash: 'Bash',
-  read: 'Read',
-  write: 'Write',
-  edit: 'Edit',
-  // Claude Code's listing tool had this name and `{ path }` input, like ours
-  ls: 'LS',
-})
+export const BUILTIN_TOOL_NAMES: Readonly<Record<string, string>> = CLAUDE_TOOL_NAMES
 
 export interface Config {
   /** hooks in Claude Code's settings shape: `{ PreToolUse: [{ matcher, hooks: [{ type, command, timeout }] }] }` */
@@ -52,7 +46,7 @@ export const Config: Schema<Config> = Schema.object({
     parseHooks(value ?? {}, INLINE_SOURCE, 'claude')
     return value ?? {}
   }).description('Hooks in Claude Code\'s settings shape (the value of its "hooks" key).'),
-  settingsFiles: Schema.array(Schema.string()).default(['.claude/settings.json', '.claude/settings.local.json'])
+  settingsFiles: Schema.array(Schema.string()).default([...PROJECT_SETTINGS_FILES])
     .description('Claude Code settings files to read hooks from, relative to the workspace.'),
   codexFiles: Schema.array(Schema.string()).default(['.codex/hooks.json'])
     .description('Codex hooks.json files to read hooks from, relative to the workspace.'),

@@ -14,14 +14,14 @@
 import type { Context } from 'cordis'
 import { resolve } from 'node:path'
 import type { BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
-import { BUILTIN_TOOL_NAMES, type Config } from './config.js'
+import { claudeToolNamer, watchFiles } from '@dsh/claude-code-settings'
+import type { Config } from './config.js'
 import { runEvent, type DispatchEnv } from './dispatch.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
 import { describeSandbox, refusal, type SandboxLike } from './protect.js'
 import { INLINE_SOURCE, parseHooks } from './settings.js'
 import { HookStore, type FileSource, type Snapshot } from './store.js'
-import { watchFiles } from './watch.js'
 
 declare module 'cordis' {
   interface Events {
@@ -34,13 +34,6 @@ export { Config } from './config.js'
 export const name = 'hooks-claude-code'
 /** `sandbox` (optional): asked whether it keeps the settings files read-only for confined commands */
 export const inject = { optional: ['sandbox'] }
-
-function toolNamer(overrides: Record<string, string>): (name: string) => string {
-  // a Map: a tool named "constructor" or "__proto__" must not find Object's properties
-  const names = new Map(Object.entries(BUILTIN_TOOL_NAMES))
-  for (const [ours, theirs] of Object.entries(overrides)) names.set(ours, theirs)
-  return (name) => names.get(name) ?? name
-}
 
 async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['launcher']): Promise<DispatchEnv> {
   const workspace = resolve(config.workspace ?? process.cwd())
@@ -77,7 +70,7 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
     defaultTimeout: config.defaultTimeout ?? 600,
     maxOutputBytes: config.maxOutputBytes ?? 8 * 1024 * 1024,
     auditBytes: config.auditBytes ?? 4096,
-    toolName: toolNamer(config.toolNames ?? {}),
+    toolName: claudeToolNamer(config.toolNames ?? {}),
     reported: new WeakMap(),
   }
 }

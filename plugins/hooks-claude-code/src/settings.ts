@@ -7,7 +7,7 @@
  * handler type, `async`, `once`, `if`) is an `INVALID_CONFIG` error naming the
  * file and the JSON path, never a hook silently skipped.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { isObject, parseSettingsDocument, readSettingsDocument, show } from '@dsh/claude-code-settings'
 import { KernelError } from '@dsh/kernel'
 import { MAX_TIMEOUT_SECONDS } from './limits.js'
 import { compileMatcher } from './matcher.js'
@@ -22,22 +22,8 @@ const HANDLER_KEYS: Record<SourceKind, Set<string>> = {
   codex: new Set(['type', 'command', 'timeout', 'timeoutSec', 'statusMessage', 'onError', 'async', 'commandWindows']),
 }
 
-function show(value: unknown): string {
-  let text: string
-  try {
-    text = JSON.stringify(value) ?? String(value)
-  } catch {
-    text = String(value)
-  }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text
-}
-
 function fail(source: string, path: string, message: string): never {
   throw new KernelError('INVALID_CONFIG', `${source}: ${path}: ${message}`, { details: { file: source, path } })
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function own(object: Record<string, unknown>, key: string): unknown {
@@ -119,27 +105,16 @@ export function parseHooks(value: unknown, source: string, kind: SourceKind, bas
 
 /** The hooks of a whole settings file's text. */
 export function parseSettingsText(text: string, file: string, kind: SourceKind): HookSpec[] {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch (error) {
-    throw new KernelError('INVALID_CONFIG', `${file}: not valid JSON: ${(error as Error).message}`, { cause: error, details: { file } })
-  }
-  if (!isObject(document)) fail(file, '$', `expected a settings object, got ${show(document)}`)
-  const hooks = own(document, 'hooks')
-  return hooks === undefined ? [] : parseHooks(hooks, file, kind)
+  return hooksOf(parseSettingsDocument(text, file), file, kind)
 }
 
 /** Read and parse one settings file; `undefined` when it does not exist. */
 export function readSettingsFile(file: string, kind: SourceKind): HookSpec[] | undefined {
-  let text: string
-  try {
-    // a FIFO or a device at the path would block or never end
-    if (!statSync(file).isFile()) throw new Error('not a regular file')
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new KernelError('INVALID_CONFIG', `${file}: cannot be read: ${(error as Error).message}`, { cause: error, details: { file } })
-  }
-  return parseSettingsText(text, file, kind)
+  const document = readSettingsDocument(file)
+  return document === undefined ? undefined : hooksOf(document, file, kind)
+}
+
+function hooksOf(document: Record<string, unknown>, file: string, kind: SourceKind): HookSpec[] {
+  const hooks = own(document, 'hooks')
+  return hooks === undefined ? [] : parseHooks(hooks, file, kind)
 }

@@ -9,7 +9,7 @@
  * a problem stands, unless the plugin's `onError` is `ignore`. A file that
  * disappears contributes no hooks. At startup, any problem is thrown.
  */
-import { statSync } from 'node:fs'
+import { fileStamp } from '@dsh/claude-code-settings'
 import { describeError, KernelError } from '@dsh/kernel'
 import { readSettingsFile } from './settings.js'
 import type { HookSpec, SourceKind } from './types.js'
@@ -35,16 +35,6 @@ interface Loaded extends FileSource {
   stamp?: string
   good: readonly HookSpec[]
   problem?: Problem
-}
-
-function stampOf(file: string): string {
-  try {
-    const stat = statSync(file, { bigint: true, throwIfNoEntry: false })
-    if (!stat) return 'missing'
-    return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-  } catch (error) {
-    return `error:${(error as NodeJS.ErrnoException).code ?? describeError(error)}`
-  }
 }
 
 export class HookStore {
@@ -74,7 +64,7 @@ export class HookStore {
   refresh(changed: string[] = []): Snapshot {
     let dirty = false
     for (const entry of this.loaded) {
-      const stamp = stampOf(entry.file)
+      const stamp = fileStamp(entry.file)
       if (stamp === entry.stamp) continue
       entry.stamp = stamp
       dirty = true

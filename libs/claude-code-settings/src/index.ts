@@ -1,0 +1,5 @@
+export * from './paths.js'
+export * from './read.js'
+export * from './stamp.js'
+export * from './watch.js'
+export * from './tool-names.js'
