@@ -12,14 +12,14 @@ import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
 import {
-  alive, backendAvailable, cleanTemps, NET_PROBE, outsideDir, procState, runConfined, sleep, startSandbox, tmp, tree, type Sandbox,
+  alive, cleanTemps, NET_PROBE, outsideDir, procState, runConfined, sleep, startSandbox, tmp, tree, type Sandbox,
 } from './harness.js'
+import { lacks } from '../backends.js'
 
-export function attackSuite(backend: LocalBackend): void {
-  const available = backendAvailable(backend)
-  if (!available.ok) console.warn(`skipping the ${backend} attack suite: ${available.why}`)
+export async function attackSuite(backend: LocalBackend): Promise<void> {
+  const skip = await lacks(backend, `the ${backend} attack suite`)
 
-  describe.skipIf(!available.ok)(`attacks on the ${backend} backend`, () => {
+  describe.skipIf(skip)(`attacks on the ${backend} backend`, () => {
     let sb: Sandbox
     let ws: string
     let out: string

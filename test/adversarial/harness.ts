@@ -1,30 +1,12 @@
 // Shared pieces of the sandbox attack suites: a real SandboxService limited
 // to one backend, a runner for confined argv, temp dirs inside and outside
 // the writable roots, and the perl programs the network attacks use.
-import { spawn, spawnSync, type StdioOptions } from 'node:child_process'
+import { spawn, type StdioOptions } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
-
-export const LAUNCHER_DIR = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run')
-export const LAUNCHER = path.join(LAUNCHER_DIR, 'landlock-run')
-
-/** Whether a backend can run here, decided while collecting (describe.skipIf needs it then). */
-export function backendAvailable(backend: LocalBackend): { ok: boolean; why?: string } {
-  if (process.platform !== 'linux') return { ok: false, why: `${backend} is Linux only` }
-  const make = spawnSync('make', ['-s', '-C', LAUNCHER_DIR], { encoding: 'utf8' })
-  if (make.status !== 0) throw new Error(`make -C ${LAUNCHER_DIR} failed:\n${make.stderr}`)
-  const probe = spawnSync(LAUNCHER, ['--probe'], { encoding: 'utf8' })
-  if (probe.status !== 0) return { ok: false, why: `landlock-run --probe: ${probe.stderr.trim()}` }
-  if (backend === 'bwrap') {
-    const bwrap = spawnSync('/usr/bin/bwrap', ['--ro-bind', '/', '/', '--unshare-user', '--unshare-pid', '--', '/bin/true'], { encoding: 'utf8' })
-    if (bwrap.error || bwrap.status !== 0) return { ok: false, why: `bwrap cannot run here: ${bwrap.error?.message ?? bwrap.stderr.trim()}` }
-  }
-  return { ok: true }
-}
 
 const temps: string[] = []
 

@@ -1,4 +1,4 @@
 // The bubblewrap backend under attack (see attacks.ts).
 import { attackSuite } from './attacks.js'
 
-attackSuite('bwrap')
+await attackSuite('bwrap')

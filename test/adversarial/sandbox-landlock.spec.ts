@@ -1,4 +1,4 @@
 // The Landlock backend under attack (see attacks.ts).
 import { attackSuite } from './attacks.js'
 
-attackSuite('landlock')
+await attackSuite('landlock')

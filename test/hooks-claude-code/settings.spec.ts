@@ -9,7 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError } from '@dsh/kernel'
 import { compileMatcher, parseSettingsText } from '@dsh/hooks-claude-code'
 import { createKernel } from 'dsh'
+import { notUsing, sandboxBackend, skipWhen } from '../backends.js'
 import { fixture, group, hooksKernel, preHooks, type HooksKernel } from './helpers.js'
+
+// Settings inside a writable root load only where the sandbox keeps `.claude/` read-only. Landlock
+// cannot, so there the plugin refuses them at start (plugins/hooks-claude-code/src/protect.ts).
+const refusesWorkspaceSettings = (await sandboxBackend()) === 'landlock'
+const notLandlock = await notUsing('landlock', 'the refusal of workspace settings under Landlock')
+const LANDLOCK_GAP = 'and the landlock sandbox cannot keep protected paths read-only here (protected-paths)'
 
 let k: HooksKernel | undefined
 const dirs: string[] = []
@@ -96,7 +103,9 @@ describe('invalid settings name the file and the JSON path', () => {
     writeFileSync(join(ws, '.claude/settings.json'), settings({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', timeout: 'soon' }] }] }))
     const error = await createKernel({ dataDir: join(ws, '.dsh'), plugins: { 'hooks-claude-code': { workspace: ws } } }).catch((e) => e)
     expect(error).toBeInstanceOf(KernelError)
-    expect(error.message).toContain(`${join(ws, '.claude/settings.json')}: hooks.PreToolUse[0].hooks[0].timeout: expected seconds`)
+    const file = join(ws, '.claude/settings.json')
+    // under Landlock the file is refused before it is read
+    expect(error.message).toContain(refusesWorkspaceSettings ? `${file} lies inside the writable root ${ws}, ${LANDLOCK_GAP}` : `${file}: hooks.PreToolUse[0].hooks[0].timeout: expected seconds`)
     expect(KernelError.is(error.cause, 'INVALID_CONFIG')).toBe(true)
   })
 
@@ -115,11 +124,16 @@ describe('invalid settings name the file and the JSON path', () => {
 })
 
 describe('settings files', () => {
-  it('reads .claude/settings.json and .claude/settings.local.json by default, through createKernel', async () => {
+  const defaultFiles = () => {
     const ws = tempDir()
     mkdirSync(join(ws, '.claude'))
     writeFileSync(join(ws, '.claude/settings.json'), settings({ PreToolUse: [group('Bash', fixture('deny-rm.sh'))] }))
     writeFileSync(join(ws, '.claude/settings.local.json'), settings({ PreToolUse: [group('Bash', fixture('exit2.py'))] }))
+    return ws
+  }
+
+  it.skipIf(skipWhen(refusesWorkspaceSettings, 'loading the default workspace settings', 'the landlock backend this machine uses cannot keep .claude read-only, so they are refused (tested below)'))('reads .claude/settings.json and .claude/settings.local.json by default, through createKernel', async () => {
+    const ws = defaultFiles()
     const kernel = await createKernel({ dataDir: join(ws, '.dsh'), plugins: { 'hooks-claude-code': { workspace: ws } } })
     try {
       kernel.ctx.plugin({ name: 'tools', inject: ['tools'], apply: (ctx) => { ctx.tools.register({ name: 'bash', description: '', parameters: { type: 'object' }, execute: () => 'ran' }) } })
@@ -132,6 +146,14 @@ describe('settings files', () => {
     } finally {
       await kernel.dispose()
     }
+  })
+
+  it.skipIf(notLandlock)('under Landlock, which cannot keep .claude read-only, the default workspace settings are refused at start', async () => {
+    const ws = defaultFiles()
+    const error = await createKernel({ dataDir: join(ws, '.dsh'), plugins: { 'hooks-claude-code': { workspace: ws } } }).catch((e) => e)
+    expect(error).toBeInstanceOf(KernelError)
+    expect(KernelError.is(error.cause, 'INVALID_CONFIG')).toBe(true)
+    expect(error.message).toContain(`${join(ws, '.claude/settings.json')} lies inside the writable root ${ws}, ${LANDLOCK_GAP}`)
   })
 
   it('reads Codex\'s .codex/hooks.json, with its timeoutSec alias', async () => {

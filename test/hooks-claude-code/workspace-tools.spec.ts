@@ -8,26 +8,39 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { createKernel, type Kernel } from 'dsh'
+import { sandboxBackend } from '../backends.js'
 import { fixture, group } from './helpers.js'
 
+// Where the sandbox cannot keep `.claude/` read-only (Landlock), settings inside the workspace are
+// refused (settings.spec.ts), so there the same hooks come from a file outside every writable root.
+const settingsOutside = (await sandboxBackend()) === 'landlock'
+
 let kernel: Kernel | undefined
-let ws: string | undefined
+const dirs: string[] = []
 afterEach(async () => {
   await kernel?.dispose()
-  if (ws) rmSync(ws, { recursive: true, force: true })
-  kernel = ws = undefined
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  kernel = undefined
 })
 
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  dirs.push(dir)
+  return dir
+}
+
 it('hooks written for Claude Code guard the real bash and write tools', async () => {
-  ws = mkdtempSync(join(tmpdir(), 'dsh-hooks-ws-'))
-  mkdirSync(join(ws, '.claude'))
-  writeFileSync(join(ws, '.claude/settings.json'), JSON.stringify({
+  const ws = tempDir('dsh-hooks-ws-')
+  const settingsDir = settingsOutside ? tempDir('dsh-hooks-settings-') : join(ws, '.claude')
+  mkdirSync(settingsDir, { recursive: true })
+  writeFileSync(join(settingsDir, 'settings.json'), JSON.stringify({
     hooks: { PreToolUse: [group('Bash', fixture('deny-rm.sh'), fixture('devstdin.sh')), group('Write', fixture('deny.py'))] },
   }))
+  const hooks = settingsOutside ? { workspace: ws, settingsFiles: [join(settingsDir, 'settings.json')] } : { workspace: ws }
   kernel = await createKernel({
     dataDir: join(ws, '.dsh'),
     sandbox: { workspace: ws, mode: 'workspace-write' },
-    plugins: { 'workspace-tools': { workspace: ws }, 'hooks-claude-code': { workspace: ws } },
+    plugins: { 'workspace-tools': { workspace: ws }, 'hooks-claude-code': hooks },
   })
   const session = kernel.openSession({ id: 'e2e' })
   session.beginTurn()

@@ -235,7 +235,9 @@ describe('the provider chain', () => {
   })
 
   it.skipIf(process.platform !== 'linux')('a launcher that does not exist makes both Linux backends unavailable', async () => {
-    for (const provider of [landlockProvider({ launcher: '/nonexistent/landlock-run' }), bwrapProvider({ launcher: '/nonexistent/landlock-run' })]) {
+    // bwrap is looked for first; any trusted binary in its place reaches the launcher check, with or without bwrap here
+    const bwrap = '/bin/true'
+    for (const provider of [landlockProvider({ launcher: '/nonexistent/landlock-run' }), bwrapProvider({ bwrap, launcher: '/nonexistent/landlock-run' })]) {
       const probe = await provider.probe()
       expect(probe.available, provider.name).toBe(false)
       expect(probe.reason).toMatch(/\/nonexistent\/landlock-run does not exist/)
