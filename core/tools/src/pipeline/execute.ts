@@ -8,8 +8,19 @@
  */
 import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
 import { errorResult, outputToResult } from '../results.js'
+import type { SandboxModeName } from '../approval-gate.js'
 import type { ToolCall, ToolOutput, ToolResult } from '../types.js'
-import type { CallState, PipelineEnv } from './state.js'
+import type { AuditFacts, Call, Prepared } from './state.js'
+
+type Ready = Extract<Prepared, { kind: 'ready' }>
+
+/** What the body runs with, besides its signal. */
+interface Dispatch {
+  readonly call: Call
+  readonly ready: Ready
+  readonly approvedSandboxMode: SandboxModeName | undefined
+  readonly audit: AuditFacts
+}
 
 interface NextOverride {
   signal?: AbortSignal
@@ -21,9 +32,9 @@ function isDeadline(reason: unknown): boolean {
 }
 
 /** Classify how a body that ran under `signal` ended, given the caller's signal. */
-function abortedResult(state: CallState, signal: AbortSignal): ToolResult | undefined {
-  const { callId, name } = state
-  if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED', `call ${callId} (${name}) was aborted while running`)
+function abortedResult(call: Call, signal: AbortSignal): ToolResult | undefined {
+  const { callId, name } = call
+  if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED', `call ${callId} (${name}) was aborted while running`)
   if (!signal.aborted) return
   if (isDeadline(signal.reason)) {
     const message = describeError(signal.reason)
@@ -33,114 +44,122 @@ function abortedResult(state: CallState, signal: AbortSignal): ToolResult | unde
 }
 
 /** Run the body; a body that answers at once is settled at once (no promise). */
-function runBody(state: CallState, signal: AbortSignal): ToolResult | Promise<ToolResult> {
-  const { callId, name } = state
+function runBody(dispatch: Dispatch, signal: AbortSignal): ToolResult | Promise<ToolResult> {
+  const { call, ready, audit } = dispatch
+  const { callId, name } = call
   // the caller may have given up while the gates ran: the body never starts then
-  if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
-  const exec = state.exec!
-  const call: ToolCall = { callId, name, session: state.session, signal, nested: state.nested, exec, approvedSandboxMode: state.approvedSandboxMode, record: (facts) => Object.assign(state.record ??= {}, facts) }
+  if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
+  const exec = ready.exec
+  const toolCall: ToolCall = {
+    callId, name, session: call.session, signal, nested: call.nested, exec,
+    approvedSandboxMode: dispatch.approvedSandboxMode,
+    record: (facts) => audit.add(facts),
+  }
   let output: unknown
   try {
-    output = state.entry!.def.execute(exec.arguments, call)
+    output = ready.entry.def.execute(exec.arguments, toolCall)
   } catch (error) {
-    return bodyFailed(state, signal, error)
+    return bodyFailed(call, signal, error)
   }
   if (output && typeof (output as Promise<unknown>).then === 'function') {
-    return Promise.resolve(output).then((settled) => bodyAnswered(state, signal, settled), (error) => bodyFailed(state, signal, error))
+    return Promise.resolve(output).then((settled) => bodyAnswered(call, signal, settled), (error) => bodyFailed(call, signal, error))
   }
-  return bodyAnswered(state, signal, output)
+  return bodyAnswered(call, signal, output)
 }
 
-function bodyAnswered(state: CallState, signal: AbortSignal, output: unknown): ToolResult {
+function bodyAnswered(call: Call, signal: AbortSignal, output: unknown): ToolResult {
   try {
-    return abortedResult(state, signal) ?? outputToResult(state.callId, state.name, output as ToolOutput)
+    return abortedResult(call, signal) ?? outputToResult(call.callId, call.name, output as ToolOutput)
   } catch (error) {
-    return bodyFailed(state, signal, error)
+    return bodyFailed(call, signal, error)
   }
 }
 
-function bodyFailed(state: CallState, signal: AbortSignal, error: unknown): ToolResult {
-  const { callId, name } = state
-  const aborted = abortedResult(state, signal)
+function bodyFailed(call: Call, signal: AbortSignal, error: unknown): ToolResult {
+  const { callId, name } = call
+  const aborted = abortedResult(call, signal)
   if (aborted) return aborted
   // a body that could not be confined, or that hit its own deadline (run_code's program
-  // timeout), says so with its own code rather than as a generic failure
+  // timeout, bash's), says so with its own code rather than as a generic failure
   if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT')) {
     return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT', `${name}: ${describeError(error)}`)
   }
   return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
 }
 
-export function execute(env: PipelineEnv, state: CallState): ToolResult | Promise<ToolResult> {
-  return state.gates.around.length === 0 ? runBody(state, state.callerSignal) : wrapped(env, state)
+export function execute(call: Call, ready: Ready, approvedSandboxMode: SandboxModeName | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
+  const dispatch: Dispatch = { call, ready, approvedSandboxMode, audit }
+  return call.gates.around.length === 0 ? runBody(dispatch, call.callerSignal) : new Wrapped(dispatch).run()
 }
 
-function wrapped(_env: PipelineEnv, state: CallState): Promise<ToolResult> {
-  const { name } = state
-  let signal = state.callerSignal
-  let releases: Array<() => void> | undefined
-  let body: Promise<ToolResult> | undefined
-  let closed = false
-  const fallback = () => {
-    // a wrapper holding on to next() cannot start the body after the call was settled
-    if (closed) return Promise.reject(new KernelError('TOOL_FAILED', `${name}: next() was called after the tools/execute chain had finished`))
-    return (body = Promise.resolve(runBody(state, signal)))
+/** One call through the `tools/execute` wrappers: the signal they built, the body once started. */
+class Wrapped {
+  private signal: AbortSignal
+  private releases: Array<() => void> | undefined
+  private body: Promise<ToolResult> | undefined
+  private closed = false
+
+  constructor(private dispatch: Dispatch) {
+    this.signal = dispatch.call.callerSignal
   }
-  const mapNext = (exec: unknown, arg: unknown) => {
+
+  run(): Promise<ToolResult> {
+    let chain: Promise<unknown>
+    try {
+      chain = compose(this.dispatch.call.gates.around, undefined, this.dispatch.ready.exec, this.fallback, this.mapNext)
+    } catch (error) {
+      chain = Promise.reject(error)
+    }
+    // every wrapper handed next()'s promise straight back: the chain is the body, and no second
+    // promise or turn is spent on it (a wrapper's next() was called once, so it cannot start it again)
+    if (chain === this.body && !this.releases) {
+      this.closed = true
+      return this.body
+    }
+    return this.settle(chain)
+  }
+
+  private fallback = (): Promise<ToolResult> => {
+    // a wrapper holding on to next() cannot start the body after the call was settled
+    if (this.closed) return Promise.reject(new KernelError('TOOL_FAILED', `${this.dispatch.call.name}: next() was called after the tools/execute chain had finished`))
+    return (this.body = Promise.resolve(runBody(this.dispatch, this.signal)))
+  }
+
+  private mapNext = (exec: unknown, arg: unknown): any => {
     const override = arg as NextOverride
     if (override && typeof override === 'object' && override.signal instanceof AbortSignal) {
-      const fused = fuseSignals(signal, override.signal)
-      ;(releases ??= []).push(fused.release)
-      signal = fused.signal
+      const fused = fuseSignals(this.signal, override.signal)
+      ;(this.releases ??= []).push(fused.release)
+      this.signal = fused.signal
     }
-    return exec as any
+    return exec
   }
-  let chain: Promise<unknown>
-  try {
-    chain = compose(state.gates.around, undefined, state.exec!, fallback, mapNext)
-  } catch (error) {
-    chain = Promise.reject(error)
-  }
-  // every wrapper handed next()'s promise straight back: the chain is the body, and no second
-  // promise or turn is spent on it (a wrapper's next() was called once, so it cannot start it again)
-  if (chain === body && !releases) {
-    closed = true
-    return body
-  }
-  return settle(state, chain, () => body, () => releases, () => { closed = true })
-}
 
-/** The slow path: wait for the chain, then for the body whatever the wrappers did. */
-async function settle(
-  state: CallState,
-  chain: Promise<unknown>,
-  bodyOf: () => Promise<ToolResult> | undefined,
-  releasesOf: () => Array<() => void> | undefined,
-  close: () => void,
-): Promise<ToolResult> {
-  const { callId, name } = state
-  let wrapperError: unknown
-  try {
-    await chain
-  } catch (error) {
-    wrapperError = error
-  }
-  close()
-  try {
-    const body = bodyOf()
-    if (!body) {
-      return errorResult(callId, name, 'TOOL_FAILED', wrapperError
-        ? `a tools/execute wrapper failed before the tool ran: ${describeError(wrapperError)}`
-        : 'a tools/execute wrapper did not call next(): the tool never ran')
+  /** The slow path: wait for the chain, then for the body whatever the wrappers did. */
+  private async settle(chain: Promise<unknown>): Promise<ToolResult> {
+    const { callId, name } = this.dispatch.call
+    let wrapperError: unknown
+    try {
+      await chain
+    } catch (error) {
+      wrapperError = error
     }
-    // the body is awaited even when a wrapper returned or threw early
-    const result = await body
-    if (wrapperError && !result.isError) {
-      return errorResult(callId, name, 'TOOL_FAILED', `a tools/execute wrapper failed after the tool ran: ${describeError(wrapperError)}`)
+    this.closed = true
+    try {
+      const body = this.body
+      if (!body) {
+        return errorResult(callId, name, 'TOOL_FAILED', wrapperError
+          ? `a tools/execute wrapper failed before the tool ran: ${describeError(wrapperError)}`
+          : 'a tools/execute wrapper did not call next(): the tool never ran')
+      }
+      // the body is awaited even when a wrapper returned or threw early
+      const result = await body
+      if (wrapperError && !result.isError) {
+        return errorResult(callId, name, 'TOOL_FAILED', `a tools/execute wrapper failed after the tool ran: ${describeError(wrapperError)}`)
+      }
+      return result
+    } finally {
+      if (this.releases) for (const release of this.releases) release()
     }
-    return result
-  } finally {
-    const releases = releasesOf()
-    if (releases) for (const release of releases) release()
   }
 }

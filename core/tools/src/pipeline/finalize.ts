@@ -3,22 +3,30 @@
  * freeze, the `tool/result` event, then the `tools/result` observers one by
  * one — a throwing observer breaks nothing.
  */
-import { describeError, KernelError, unwrapListener } from '@dsh/kernel'
+import { describeError, KernelError, unwrapListener, type JsonValue } from '@dsh/kernel'
 import { errorResult, freezeResult, normalizeContent } from '../results.js'
-import type { ToolResult } from '../types.js'
-import { execOf, type CallState, type PipelineEnv } from './state.js'
+import type { Execution, ToolResult } from '../types.js'
+import type { Call, Finalizer, PipelineEnv } from './state.js'
 
-function applyFinalizer(state: CallState, result: ToolResult): ToolResult {
-  const finalizer = state.finalizer
+/** How a call ended, and what finalize needs to close it. */
+export interface Ending {
+  readonly exec: Execution
+  readonly finalizer: Finalizer
+  /** extra audit facts for `tool/result` (a sandbox backend, say) */
+  readonly facts: Record<string, JsonValue> | undefined
+}
+
+function applyFinalizer(call: Call, ending: Ending, result: ToolResult): ToolResult {
+  const finalizer = ending.finalizer
   if (!finalizer) return result
   try {
-    const content = finalizer(execOf(state), result)
+    const content = finalizer(ending.exec, result)
     if (content === undefined) return result
     if (!Array.isArray(content)) throw new TypeError('finalizeContent must return content blocks or undefined')
     return { ...result, content: normalizeContent(content) }
   } catch (error) {
     // a failing finalizer must not leak the content it would have rewritten
-    return errorResult(state.callId, state.name, 'TOOL_FAILED', `finalizeContent of ${state.name} failed: ${describeError(error)}`)
+    return errorResult(call.callId, call.name, 'TOOL_FAILED', `finalizeContent of ${call.name} failed: ${describeError(error)}`)
   }
 }
 
@@ -28,11 +36,11 @@ function applyFinalizer(state: CallState, result: ToolResult): ToolResult {
  * of the event loop). It is built before the freeze: serializing a frozen
  * object takes V8's slow path, so a result gate 4 froze at the top is copied.
  */
-function logResult(state: CallState, finalized: ToolResult): unknown {
+function logResult(call: Call, facts: Ending['facts'], finalized: ToolResult): unknown {
   let unserializable: unknown
   try {
-    const logged = state.record ? { ...state.record, ...finalized } : Object.isFrozen(finalized) ? { ...finalized } : finalized
-    state.session.post('tool/result', logged as any)
+    const logged = facts ? { ...facts, ...finalized } : Object.isFrozen(finalized) ? { ...finalized } : finalized
+    call.session.post('tool/result', logged as any)
     return undefined
   } catch (error) {
     if (!KernelError.is(error, 'INVALID_EVENT')) return error
@@ -40,29 +48,28 @@ function logResult(state: CallState, finalized: ToolResult): unknown {
   }
   // a fact a body recorded that is not JSON must not cost the call its result line
   try {
-    state.session.post('tool/result', { ...finalized, unloggable: `recorded facts: ${describeError(unserializable)}` } as any)
+    call.session.post('tool/result', { ...finalized, unloggable: `recorded facts: ${describeError(unserializable)}` } as any)
     return undefined
   } catch (error) {
     return error
   }
 }
 
-export function finalize(env: PipelineEnv, state: CallState, outcome: ToolResult): ToolResult {
-  const finalized = applyFinalizer(state, outcome)
+export function finalize(env: PipelineEnv, call: Call, outcome: ToolResult, ending: Ending): ToolResult {
+  const finalized = applyFinalizer(call, ending, outcome)
   // a result that is not in the log (a closed or failed session) is not handed out as a success
-  const unlogged = logResult(state, finalized) ?? state.session.failure
+  const unlogged = logResult(call, ending.facts, finalized) ?? call.session.failure
   let result = freezeResult(finalized)
   if (unlogged && !result.isError) {
-    result = freezeResult(errorResult(state.callId, state.name, 'TOOL_FAILED', `${state.name} ran, but its result could not be written to the session log: ${describeError(unlogged)}`))
+    result = freezeResult(errorResult(call.callId, call.name, 'TOOL_FAILED', `${call.name} ran, but its result could not be written to the session log: ${describeError(unlogged)}`))
   }
-  notify(env, state, result)
+  notify(env, ending.exec, result)
   return result
 }
 
-function notify(env: PipelineEnv, state: CallState, result: ToolResult): void {
+function notify(env: PipelineEnv, exec: Execution, result: ToolResult): void {
   const hooks = env.lists.result.hooks()
   if (!hooks.length) return
-  const exec = execOf(state)
   for (const hook of hooks) {
     try {
       const returned = unwrapListener(hook.callback)(exec, result)

@@ -6,36 +6,39 @@
 import { describeError } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { GuardEntry } from '../registry.js'
-import type { ToolResult } from '../types.js'
-import type { CallState, PipelineEnv } from './state.js'
+import type { Execution, ToolResult } from '../types.js'
+import type { Call } from './state.js'
 
-/** Synchronous while the guards are; the first guard that answers with a promise moves the rest onto it. */
-export function runGuards(_env: PipelineEnv, state: CallState, from = 0): ToolResult | undefined | Promise<ToolResult | undefined> {
-  const guards = state.gates.guards
+/**
+ * The `DENIED` result of the first guard that refuses, or undefined when all pass. Synchronous
+ * while the guards are; the first guard that answers with a promise moves the rest onto it.
+ */
+export function runGuards(call: Call, exec: Execution, from = 0): ToolResult | undefined | Promise<ToolResult | undefined> {
+  const guards = call.gates.guards
   for (let i = from; i < guards.length; i++) {
     let verdict: unknown
     try {
-      verdict = guards[i].fn(state.exec!)
+      verdict = guards[i].fn(exec)
     } catch (error) {
-      return failed(state, guards[i], error)
+      return failed(call, guards[i], error)
     }
     if (verdict && typeof (verdict as Promise<unknown>).then === 'function') {
       return Promise.resolve(verdict).then(
-        (settled) => judge(state, guards[i], settled) ?? runGuards(_env, state, i + 1),
-        (error) => failed(state, guards[i], error),
+        (settled) => judge(call, guards[i], settled) ?? runGuards(call, exec, i + 1),
+        (error) => failed(call, guards[i], error),
       )
     }
-    const refused = judge(state, guards[i], verdict)
+    const refused = judge(call, guards[i], verdict)
     if (refused) return refused
   }
 }
 
-function failed(state: CallState, guard: GuardEntry, error: unknown): ToolResult {
-  return errorResult(state.callId, state.name, 'DENIED', `guard of plugin ${guard.ownerName} failed: ${describeError(error)}`)
+function failed(call: Call, guard: GuardEntry, error: unknown): ToolResult {
+  return errorResult(call.callId, call.name, 'DENIED', `guard of plugin ${guard.ownerName} failed: ${describeError(error)}`)
 }
 
-function judge(state: CallState, guard: GuardEntry, verdict: unknown): ToolResult | undefined {
+function judge(call: Call, guard: GuardEntry, verdict: unknown): ToolResult | undefined {
   if (verdict === undefined || verdict === null) return
-  if (typeof verdict === 'string' && verdict) return errorResult(state.callId, state.name, 'DENIED', verdict)
-  return errorResult(state.callId, state.name, 'DENIED', `guard of plugin ${guard.ownerName} returned ${JSON.stringify(verdict) ?? typeof verdict}, not a reason or undefined`)
+  if (typeof verdict === 'string' && verdict) return errorResult(call.callId, call.name, 'DENIED', verdict)
+  return errorResult(call.callId, call.name, 'DENIED', `guard of plugin ${guard.ownerName} returned ${JSON.stringify(verdict) ?? typeof verdict}, not a reason or undefined`)
 }

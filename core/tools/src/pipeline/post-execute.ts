@@ -7,15 +7,15 @@
  */
 import { compose, describeError, Inflight } from '@dsh/kernel'
 import { checkResult, errorResult } from '../results.js'
-import type { BlockDecision, PostExecuteInput, ToolResult } from '../types.js'
-import type { CallState, PipelineEnv } from './state.js'
+import type { BlockDecision, Execution, PostExecuteInput, ToolResult } from '../types.js'
+import type { Call } from './state.js'
 
 const passThrough = (input: PostExecuteInput) => input.result
 
-export async function postExecute(_env: PipelineEnv, state: CallState, result: ToolResult): Promise<ToolResult> {
-  const post = state.gates.post
+export async function postExecute(call: Call, exec: Execution, result: ToolResult): Promise<ToolResult> {
+  const post = call.gates.post
   if (post.length === 0) return result
-  const { callId, name } = state
+  const { callId, name } = call
   // monotone like gate 1: once any listener threw or blocked, no outer listener can take it back
   let withheld: string | undefined
   const observe = (outcome: unknown, threw: boolean) => {
@@ -29,7 +29,7 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
   const started = new Inflight()
   let output: ToolResult | BlockDecision
   try {
-    output = await compose(post, undefined, Object.freeze({ exec: state.exec!, result: Object.freeze(result) }), passThrough, undefined, observe, started)
+    output = await compose(post, undefined, Object.freeze({ exec, result: Object.freeze(result) }), passThrough, undefined, observe, started)
   } catch (error) {
     observe(error, true)
     output = result
@@ -55,7 +55,8 @@ export async function postExecute(_env: PipelineEnv, state: CallState, result: T
   if (result.isError) {
     // still an error with the same code; a listener may reword the message (to redact it)
     replaced.isError = true
-    replaced.error = { code: result.error!.code, message: typeof replaced.error?.message === 'string' ? replaced.error.message : result.error!.message }
+    const original = result.error ?? { code: 'TOOL_FAILED', message: 'the tool failed' }
+    replaced.error = { code: original.code, message: typeof replaced.error?.message === 'string' ? replaced.error.message : original.message }
   } else if (replaced.isError) {
     replaced.error = replaced.error?.code === 'BLOCKED' ? replaced.error : { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener' }
   } else {

@@ -6,68 +6,64 @@
  */
 import { describeError, freezeSnapshot, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
 import { errorResult } from '../results.js'
-import type { Execution, ToolResult } from '../types.js'
-import type { CallState, PipelineEnv } from './state.js'
+import type { ResultErrorCode } from '@dsh/kernel'
+import { executionOf, type Call, type Finalizer, type PipelineEnv, type Prepared } from './state.js'
+
+type Materialized = { readonly ok: true; readonly args: JsonObject } | { readonly ok: false; readonly problem: string }
 
 /** A copy of the arguments (what is logged and validated is what everyone sees), or why there is none. */
-function materialize(raw: unknown): JsonObject | string {
-  if (raw === undefined) return {}
+function materialize(raw: unknown): Materialized {
+  if (raw === undefined) return { ok: true, args: {} }
   try {
-    return snapshot<JsonObject>(raw)
+    return { ok: true, args: snapshot<JsonObject>(raw) }
   } catch (error) {
-    return error instanceof NotJsonError ? error.message : `arguments cannot be read: ${describeError(error)}`
+    return { ok: false, problem: error instanceof NotJsonError ? error.message : `arguments cannot be read: ${describeError(error)}` }
   }
 }
 
-export function prepare(env: PipelineEnv, state: CallState): ToolResult | undefined {
-  const { callId, name, input } = state
+function refused(call: Call, finalizer: Finalizer, code: ResultErrorCode, message: string): Prepared {
+  return { kind: 'refused', exec: executionOf(call), result: errorResult(call.callId, call.name, code, message), finalizer }
+}
+
+export function prepare(env: PipelineEnv, call: Call): Prepared {
+  const { callId, name, input } = call
   // the finalizer of the *visible* tool is captured before the arguments are touched, and the
   // executable entry is resolved now, with the gate set: a reload later in the call changes neither
   const visible = env.registry.get(name, input.scope)
-  state.finalizer = visible?.def.finalizeContent
-  const entry = env.registry.resolveExecution(name, state.nested, input.scope, visible)
+  const finalizer = visible?.def.finalizeContent
+  const entry = env.registry.resolveExecution(name, call.nested, input.scope, visible)
 
   const materialized = materialize(input.arguments)
-  const args = typeof materialized === 'string' ? undefined : materialized
+  const args = materialized.ok ? materialized.args : undefined
   const logged: { callId: string; name: string; arguments?: JsonValue; unloggable?: string; parent?: string } = { callId, name }
-  if (args) logged.arguments = args
-  else logged.unloggable = materialized as string
-  if (state.parent) logged.parent = state.parent.callId
+  if (materialized.ok) logged.arguments = materialized.args
+  else logged.unloggable = materialized.problem
+  if (call.parent) logged.parent = call.parent.callId
   try {
     // written now, before anything can act on the call; frozen after the line is
     // built: serializing a frozen object takes V8's slow path
-    state.session.write('tool/call', logged)
+    call.session.write('tool/call', logged)
   } catch (error) {
     // an unaudited call never runs
-    return errorResult(callId, name, 'DENIED', `the call could not be written to the session log: ${describeError(error)}`)
+    return refused(call, finalizer, 'DENIED', `the call could not be written to the session log: ${describeError(error)}`)
   } finally {
     if (args) freezeSnapshot(args)
   }
 
-  if (state.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
-  if (input.parent !== undefined && !state.parent) {
-    return errorResult(callId, name, 'DENIED', 'the parent token is not one the kernel issued')
-  }
-  if (!args) return errorResult(callId, name, 'INVALID_ARGS', `TypeError: ${materialized as string}`)
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return errorResult(callId, name, 'INVALID_ARGS', 'arguments must be a JSON object')
-  }
-
-  if (!entry) return errorResult(callId, name, 'UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
-  state.entry = entry
+  if (call.callerSignal.aborted) return refused(call, finalizer, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
+  if (input.parent !== undefined && !call.parent) return refused(call, finalizer, 'DENIED', 'the parent token is not one the kernel issued')
+  if (!materialized.ok) return refused(call, finalizer, 'INVALID_ARGS', `TypeError: ${materialized.problem}`)
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return refused(call, finalizer, 'INVALID_ARGS', 'arguments must be a JSON object')
+  if (!entry) return refused(call, finalizer, 'UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
 
   const problem = env.registry.checkOf(entry)(args)
-  if (problem) return errorResult(callId, name, 'INVALID_ARGS', `${name}: ${problem}`)
+  if (problem) return refused(call, finalizer, 'INVALID_ARGS', `${name}: ${problem}`)
+  return { kind: 'ready', exec: executionOf(call, args), entry, finalizer }
+}
 
-  const exec: Execution = Object.freeze({
-    callId,
-    name,
-    arguments: args,
-    session: state.session,
-    signal: state.callerSignal,
-    scope: input.scope,
-    parent: state.parent,
-    nested: state.nested,
-  })
-  state.exec = exec
+/** A call whose `callId` or `name` is not a string is audited as such and refused. */
+export async function refuseIds(call: Call): Promise<Prepared> {
+  const problem = 'callId and name must be strings'
+  await call.session.append('tool/call', { callId: call.callId, name: call.name, unloggable: problem }).catch(() => {})
+  return { kind: 'refused', exec: executionOf(call), result: errorResult(call.callId, call.name, 'INVALID_ARGS', problem), finalizer: undefined }
 }

@@ -11,8 +11,8 @@ import { finalize } from './finalize.js'
 import { runGuards } from './guards.js'
 import { postExecute } from './post-execute.js'
 import { preExecute } from './pre-execute.js'
-import { prepare } from './prepare.js'
-import type { CallState, PipelineEnv } from './state.js'
+import { prepare, refuseIds } from './prepare.js'
+import { AuditFacts, executionOf, type Admitted, type Call, type PipelineEnv, type Prepared } from './state.js'
 
 function label(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback
@@ -29,7 +29,7 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
     return errorResult(callId, name, 'DENIED', 'a tool call needs an open session to be audited')
   }
   const parent = input.parent !== undefined && env.tokens.has(input.parent as object) ? (input.parent as ParentToken) : undefined
-  const state: CallState = {
+  const call: Call = {
     input,
     callId,
     name,
@@ -44,37 +44,42 @@ export async function runPipeline(env: PipelineEnv, input: ExecuteInput): Promis
       guards: env.registry.guards,
     },
   }
-  let result: ToolResult | undefined
+  const audit = new AuditFacts()
+  let prepared: Prepared | undefined
+  let result: ToolResult
   try {
-    // a step with nothing registered is skipped outright, and a step that answers at once is not
-    // awaited: no promise, no turn of the microtask queue
-    result = validIds(state.input) ? prepare(env, state) : await refuseIds(state)
-    if (!result && state.gates.pre.length) result = await preExecute(env, state)
-    if (!result && state.gates.guards.length) {
-      const verdict = runGuards(env, state)
-      result = verdict instanceof Promise ? await verdict : verdict
-    }
-    if (!result) {
-      const ran = execute(env, state)
-      result = ran instanceof Promise ? await ran : ran
-      if (state.gates.post.length) result = await postExecute(env, state, result)
-    }
+    prepared = typeof input.callId === 'string' && typeof input.name === 'string' ? prepare(env, call) : await refuseIds(call)
+    result = prepared.kind === 'refused' ? prepared.result : await throughTheGates(env, call, prepared, audit)
   } catch (error) {
     // a bug in a step must still end as one logged error result
     result = errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error: ${describeError(error)}`)
   }
   try {
-    return finalize(env, state, result)
+    return finalize(env, call, result, { exec: prepared?.exec ?? executionOf(call), finalizer: prepared?.finalizer, facts: audit.facts })
   } catch (error) {
     return errorResult(callId, name, 'TOOL_FAILED', `internal pipeline error while finalizing: ${describeError(error)}`)
   }
 }
 
-function validIds(input: ExecuteInput): boolean {
-  return typeof input.callId === 'string' && typeof input.name === 'string'
-}
+type Ready = Extract<Prepared, { kind: 'ready' }>
 
-async function refuseIds(state: CallState): Promise<ToolResult> {
-  await state.session.append('tool/call', { callId: state.callId, name: state.name, unloggable: 'callId and name must be strings' }).catch(() => {})
-  return errorResult(state.callId, state.name, 'INVALID_ARGS', 'callId and name must be strings')
+const ADMITTED: Admitted = Object.freeze({ kind: 'admitted' })
+
+/**
+ * Gates 1–4 for a call prepare accepted. A gate with nothing registered is skipped outright, and
+ * one that answers at once is not awaited: no promise, no turn of the microtask queue.
+ */
+async function throughTheGates(env: PipelineEnv, call: Call, ready: Ready, audit: AuditFacts): Promise<ToolResult> {
+  const admitted = call.gates.pre.length ? await preExecute(env, call, ready.exec) : ADMITTED
+  if (admitted.kind === 'refused') return admitted.result
+  if (admitted.approvedSandboxMode) audit.add({ approvedSandboxMode: admitted.approvedSandboxMode })
+
+  const guarded = call.gates.guards.length ? runGuards(call, ready.exec) : undefined
+  const refusal = guarded instanceof Promise ? await guarded : guarded
+  if (refusal) return refusal
+
+  const ran = execute(call, ready, admitted.approvedSandboxMode, audit)
+  const result = ran instanceof Promise ? await ran : ran
+
+  return call.gates.post.length ? postExecute(call, ready.exec, result) : result
 }

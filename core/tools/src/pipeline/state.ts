@@ -1,6 +1,7 @@
 /**
- * What one call carries through the pipeline, and what the pipeline needs from
- * the service. Each step is a function of these two.
+ * The values the pipeline's steps hand each other. `Call` is what is known of
+ * a call before prepare and never changes; each step's answer is a tagged
+ * value (`Prepared`, `Admitted`) read by the steps after it, never written back.
  */
 import type { JsonValue, ListenerList, Session } from '@dsh/kernel'
 import type { GuardEntry, Registry, ToolEntry } from '../registry.js'
@@ -11,12 +12,13 @@ type Fn = (...args: any[]) => any
 
 /** The listener and guard set a call started with (a reload never changes it mid-call). */
 export interface GateSet {
-  pre: readonly Fn[]
-  around: readonly Fn[]
-  post: readonly Fn[]
-  guards: readonly GuardEntry[]
+  readonly pre: readonly Fn[]
+  readonly around: readonly Fn[]
+  readonly post: readonly Fn[]
+  readonly guards: readonly GuardEntry[]
 }
 
+/** What the pipeline needs from the service. */
 export interface PipelineEnv {
   registry: Registry
   lists: { pre: ListenerList; around: ListenerList; post: ListenerList; result: ListenerList }
@@ -28,37 +30,54 @@ export interface PipelineEnv {
   barrier?: Promise<void>
 }
 
-export interface CallState {
-  input: ExecuteInput
-  callId: string
-  name: string
-  session: Session
-  callerSignal: AbortSignal
-  nested: boolean
-  parent?: ParentToken
-  entry?: ToolEntry
-  exec?: Execution
-  /** the visible tool's finalizer, captured before anything else (also for collapsed calls) */
-  finalizer?: ToolDefinition['finalizeContent']
-  gates: GateSet
-  /** extra audit facts for `tool/result` (a sandbox backend, say) */
-  record?: Record<string, JsonValue>
-  /** a sandbox mode an approval granted for this call */
-  approvedSandboxMode?: SandboxModeName
+/** A call as it enters the pipeline: who asks, under which signal, with which gates. */
+export interface Call {
+  readonly input: ExecuteInput
+  readonly callId: string
+  readonly name: string
+  readonly session: Session
+  readonly callerSignal: AbortSignal
+  readonly nested: boolean
+  readonly parent: ParentToken | undefined
+  readonly gates: GateSet
 }
 
-export type Step = (env: PipelineEnv, state: CallState) => Promise<ToolResult | undefined> | ToolResult | undefined
+export type Finalizer = ToolDefinition['finalizeContent']
 
-/** The call's execution, or a stand-in for a call refused before it had one. */
-export function execOf(state: CallState): Execution {
-  return state.exec ?? (state.exec = Object.freeze({
-    callId: state.callId,
-    name: state.name,
-    arguments: Object.freeze({}),
-    session: state.session,
-    signal: state.callerSignal,
-    scope: state.input.scope,
-    parent: state.parent,
-    nested: state.nested,
-  }))
+/**
+ * Prepare's answer. Both carry the call's one `Execution` (a refused call's has
+ * no arguments) and the visible tool's finalizer, which applies to every outcome.
+ */
+export type Prepared =
+  | { readonly kind: 'ready'; readonly exec: Execution; readonly entry: ToolEntry; readonly finalizer: Finalizer }
+  | { readonly kind: 'refused'; readonly exec: Execution; readonly result: ToolResult; readonly finalizer: Finalizer }
+
+/** Gate 1's answer: the call goes on (under the sandbox mode an approval granted, if any), or it ended. */
+export type Admitted =
+  | { readonly kind: 'admitted'; readonly approvedSandboxMode?: SandboxModeName }
+  | { readonly kind: 'refused'; readonly result: ToolResult }
+
+/** Audit facts a call gathers for its `tool/result` line (an approved mode, a sandbox backend). */
+export class AuditFacts {
+  facts: Record<string, JsonValue> | undefined = undefined
+
+  add(facts: Record<string, JsonValue>): void {
+    Object.assign(this.facts ??= {}, facts)
+  }
+}
+
+const NO_ARGUMENTS = Object.freeze({})
+
+/** The call's `Execution`, built once, by prepare (`args` absent for a call refused before they were accepted). */
+export function executionOf(call: Call, args?: Execution['arguments']): Execution {
+  return Object.freeze({
+    callId: call.callId,
+    name: call.name,
+    arguments: args ?? NO_ARGUMENTS,
+    session: call.session,
+    signal: call.callerSignal,
+    scope: call.input.scope,
+    parent: call.parent,
+    nested: call.nested,
+  })
 }
