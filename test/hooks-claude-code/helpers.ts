@@ -39,8 +39,8 @@ export interface HooksKernel extends TestKernel {
   read(path: string): string
 }
 
-/** The tools hooks see as Bash, Read, Write, Edit, LS, plus `custom` (no mapping). */
-export const TOOLS = ['bash', 'read', 'write', 'edit', 'ls', 'custom', 'failing'] as const
+/** The tools hooks see as Bash, Read, Write, Edit, LS, Grep, Glob, plus `custom` (no mapping). */
+export const TOOLS = ['bash', 'read', 'write', 'edit', 'ls', 'grep', 'glob', 'custom', 'failing'] as const
 
 /**
  * A test kernel with fake tools and the plugin loaded with `config` (the

@@ -89,6 +89,15 @@ describe('the stdin JSON and the environment', () => {
     expect(k.read('count.txt').trim().split('\n')).toHaveLength(2)
     expect(k.events('hook/invoked').map((e: any) => [e.data.tool, e.data.toolName])).toEqual([['custom', 'Grep'], ['ls', 'LS']])
   })
+
+  it('grep and glob are Grep and Glob to hooks, with their arguments as tool_input', async () => {
+    k = await hooksKernel({ hooks: preHooks(group('Grep|Glob', fixture('count.sh'))) })
+    await k.call('grep', { pattern: 'TODO', output_mode: 'content', '-n': true })
+    await k.call('glob', { pattern: '**/*.ts' })
+    await k.call('read', { file_path: 'x' })
+    expect(k.read('count.txt').trim().split('\n')).toHaveLength(2)
+    expect(k.events('hook/invoked').map((e: any) => [e.data.tool, e.data.toolName])).toEqual([['grep', 'Grep'], ['glob', 'Glob']])
+  })
 })
 
 describe('parallel and once', () => {

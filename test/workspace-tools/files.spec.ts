@@ -94,19 +94,21 @@ describe('ls', () => {
 })
 
 describe('declarations', () => {
-  it('registers the five tools with Claude Code\'s argument names, concurrency classes and guidance', async () => {
+  it('registers the seven tools with Claude Code\'s argument names, concurrency classes and guidance', async () => {
     const { k } = await setup()
     const schemas = Object.fromEntries(k.ctx.tools.schemas().map((s) => [s.name, s.parameters]))
-    expect(Object.keys(schemas).sort()).toEqual(['bash', 'edit', 'ls', 'read', 'write'])
+    expect(Object.keys(schemas).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'ls', 'read', 'write'])
     expect(Object.keys(schemas.read.properties)).toEqual(['file_path', 'offset', 'limit'])
     expect(Object.keys(schemas.write.properties)).toEqual(['file_path', 'content'])
     expect(Object.keys(schemas.edit.properties)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all'])
     expect(Object.keys(schemas.ls.properties)).toEqual(['path'])
     expect(Object.keys(schemas.bash.properties)).toEqual(['command', 'timeout', 'description'])
-    const classes = Object.fromEntries(['read', 'ls', 'write', 'edit', 'bash'].map((n) => [n, k.ctx.tools.concurrency(n, {})]))
-    expect(classes).toEqual({ read: 'parallel', ls: 'parallel', write: 'exclusive', edit: 'exclusive', bash: 'exclusive' })
+    expect(Object.keys(schemas.grep.properties)).toEqual(['pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-A', '-B', '-C', 'head_limit', 'multiline'])
+    expect(Object.keys(schemas.glob.properties)).toEqual(['pattern', 'path'])
+    const classes = Object.fromEntries(['read', 'ls', 'grep', 'glob', 'write', 'edit', 'bash'].map((n) => [n, k.ctx.tools.concurrency(n, {})]))
+    expect(classes).toEqual({ read: 'parallel', ls: 'parallel', grep: 'parallel', glob: 'parallel', write: 'exclusive', edit: 'exclusive', bash: 'exclusive' })
     const sections = k.ctx.systemPrompt.sections().map((s) => s.id)
-    for (const n of ['read', 'write', 'edit', 'ls', 'bash']) expect(sections).toContain(`tool:${n}`)
+    for (const n of ['read', 'write', 'edit', 'ls', 'grep', 'glob', 'bash']) expect(sections).toContain(`tool:${n}`)
   })
 
   it('a relative workspace in the config is refused when the plugin loads', async () => {

@@ -28,9 +28,14 @@ function real(path: string): string[] {
   }
 }
 
+/** The kernel's data directory (`.dsh`): the parent of the sessions directory. */
+export function dataDirOf(call: ToolCall): string {
+  return dirname(dirname(call.session.path))
+}
+
 /** spill-policy's directory for this session: `<dataDir>/spill/<session id>`. */
 function spillDir(call: ToolCall): string {
-  return join(dirname(call.session.path), '..', 'spill', call.session.id)
+  return join(dataDirOf(call), 'spill', call.session.id)
 }
 
 export function areaFor(sandbox: SandboxService, config: Config, call: ToolCall): Area {

@@ -10,8 +10,12 @@ export interface Config {
   readableRoots: string[]
   /** the largest file read or edit loads */
   maxReadBytes: number
-  /** how much of each of stdout and stderr bash keeps */
+  /** how much of each of stdout and stderr bash keeps, and of grep's and glob's output */
   maxOutputBytes: number
+  /** how long one grep or glob may walk the tree */
+  searchTimeoutMs: number
+  /** how many files one grep or glob may visit */
+  maxSearchFiles: number
   /** bash's deadline when the call gives none */
   bashTimeoutMs: number
 }
@@ -23,6 +27,8 @@ export const Config: Schema<Config> = Schema.object({
   readableRoots: Schema.array(Schema.string()).default([])
     .description('More directories that read and ls may open, besides the workspace, the writable roots and this session\'s spill directory.'),
   maxReadBytes: Schema.natural().min(1).default(1024 * 1024).description('The largest file read and edit load, in bytes.'),
-  maxOutputBytes: Schema.natural().min(1).default(30_000).description('How many bytes of stdout and of stderr bash keeps; the rest is counted and dropped.'),
+  maxOutputBytes: Schema.natural().min(1).default(30_000).description('How many bytes of stdout and of stderr bash keeps (the rest is counted and dropped), and the most grep and glob print.'),
+  searchTimeoutMs: Schema.natural().min(1).default(20_000).description('How long one grep or glob may walk the tree; then it returns what it found, marked incomplete.'),
+  maxSearchFiles: Schema.natural().min(1).default(200_000).description('How many files one grep or glob may visit; then it returns what it found, marked incomplete.'),
   bashTimeoutMs: Schema.natural().min(1).max(MAX_BASH_TIMEOUT_MS).default(120_000).description('bash\'s deadline when the call gives no timeout.'),
 })

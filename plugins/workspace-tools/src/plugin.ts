@@ -1,5 +1,5 @@
 /**
- * workspace-tools: read, write, edit, ls and bash, with Claude Code's
+ * workspace-tools: read, write, edit, ls, grep, glob and bash, with Claude Code's
  * argument names so hooks written for it work. bash runs confined by the
  * sandbox service; the file tools enforce the same policy in process
  * (area.ts, paths.ts).
@@ -12,6 +12,8 @@ import type {} from '@dsh/tools'
 import type { Config } from './config.js'
 import { bashTool } from './tools/bash.js'
 import { editTool } from './tools/edit.js'
+import { globTool } from './tools/glob.js'
+import { grepTool } from './tools/grep.js'
 import { lsTool } from './tools/ls.js'
 import { readTool } from './tools/read.js'
 import { writeTool } from './tools/write.js'
@@ -24,5 +26,5 @@ export function apply(ctx: Context, config: Config): void {
   if (config.workspace !== undefined && !isAbsolute(config.workspace)) {
     throw new KernelError('INVALID_CONFIG', `workspace-tools: workspace must be an absolute path (got ${JSON.stringify(config.workspace)})`)
   }
-  for (const make of [readTool, writeTool, editTool, lsTool, bashTool]) ctx.tools.register(make(ctx, config) as any)
+  for (const make of [readTool, writeTool, editTool, lsTool, grepTool, globTool, bashTool]) ctx.tools.register(make(ctx, config) as any)
 }

@@ -1,0 +1,132 @@
+/**
+ * The walk grep and glob share: the regular files under a checked, real
+ * directory, in name order, never following a symbolic link (a link inside
+ * the workspace that points out of it is not a way out), skipping the
+ * version-control directories and what `.gitignore` files ignore. Every
+ * directory and file is opened through a checked fd (paths.ts) and passed
+ * through the read policy (`checkReadable`); what it refuses is skipped and
+ * counted. The walk is bounded: a deadline, a cap on files visited, and the
+ * call's signal; it yields to the event loop as it goes so other calls are
+ * served meanwhile.
+ */
+import { readdirSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ToolCall } from '@dsh/tools'
+import { checkReadable, dataDirOf, type Area } from '../area.js'
+import type { Config } from '../config.js'
+import { PathRefused, viaFd } from '../paths.js'
+import { DIRECTORY, withFd } from '../tools/files.js'
+import { ancestorRules, isIgnored, readRules, type RuleSet } from './gitignore.js'
+
+/** Directories of version-control systems: never searched (as Claude Code's Grep excludes them). */
+const VCS_DIRS = new Set(['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'])
+/** How long the walk runs before it lets the event loop serve others. */
+const SLICE_MS = 8
+
+export interface WalkLimits {
+  signal: AbortSignal
+  /** `performance.now()` after which the walk stops */
+  deadline: number
+  maxFiles: number
+  /** real directories never entered (the kernel's data directory) */
+  skip?: ReadonlySet<string>
+}
+
+export interface WalkStats {
+  files: number
+  /** entries the read policy refused */
+  denied: number
+  /** symbolic links met and not followed */
+  links: number
+  /** why the walk ended early, if it did */
+  stopped?: 'deadline' | 'max-files'
+}
+
+export interface WalkedFile {
+  /** the file's real path */
+  real: string
+}
+
+/** The bounds of one grep or glob call; the kernel's data directory (its logs record every search) is not searched. */
+export function searchLimits(call: ToolCall, config: Config): WalkLimits {
+  const skip = new Set<string>()
+  try {
+    skip.add(realpathSync(dataDirOf(call)))
+  } catch {}
+  return { signal: call.signal, deadline: performance.now() + config.searchTimeoutMs, maxFiles: config.maxSearchFiles, skip }
+}
+
+function list(dir: string) {
+  // Why through the fd: the listing is of the directory that was checked, not of what the path names now
+  return withFd(dir, DIRECTORY, (fd) => readdirSync(viaFd(fd, dir), { withFileTypes: true }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+function readable(area: Area, path: string, stats: WalkStats): boolean {
+  try {
+    checkReadable(area, path, path)
+    return true
+  } catch (error) {
+    if (!(error instanceof PathRefused)) throw error
+    stats.denied++
+    return false
+  }
+}
+
+/** Walk the files under `root` (a real, readable directory), calling `visit` for each. */
+export async function walk(area: Area, root: string, limits: WalkLimits, visit: (file: WalkedFile) => void): Promise<WalkStats> {
+  const stats: WalkStats = { files: 0, denied: 0, links: 0 }
+  let slice = performance.now()
+  const pause = async (): Promise<boolean> => {
+    limits.signal.throwIfAborted()
+    const now = performance.now()
+    if (now >= limits.deadline) {
+      stats.stopped = 'deadline'
+      return true
+    }
+    if (now - slice >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      limits.signal.throwIfAborted()
+      slice = performance.now()
+    }
+    return false
+  }
+  const descend = async (dir: string, rules: readonly RuleSet[]): Promise<boolean> => {
+    const own = readRules(dir)
+    const sets = own ? [...rules, own] : rules
+    let entries
+    try {
+      entries = list(dir)
+    } catch (error) {
+      if (error instanceof PathRefused) {
+        stats.denied++
+        return false
+      }
+      // an unreadable directory (EACCES, vanished) is skipped, as ripgrep skips it
+      return false
+    }
+    for (const entry of entries) {
+      if (await pause()) return true
+      const path = join(dir, entry.name)
+      if (entry.isSymbolicLink()) {
+        stats.links++
+        continue
+      }
+      if (entry.isDirectory()) {
+        if (VCS_DIRS.has(entry.name) || limits.skip?.has(path) || isIgnored(sets, path, true) || !readable(area, path, stats)) continue
+        if (await descend(path, sets)) return true
+      } else if (entry.isFile()) {
+        if (isIgnored(sets, path, false) || !readable(area, path, stats)) continue
+        if (stats.files >= limits.maxFiles) {
+          stats.stopped = 'max-files'
+          return true
+        }
+        stats.files++
+        visit({ real: path })
+      }
+    }
+    return false
+  }
+  await descend(root, ancestorRules(area.workspace, root))
+  return stats
+}
