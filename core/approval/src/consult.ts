@@ -5,8 +5,8 @@
  * exactly one consultation result comes out, the timer is cleared and the
  * request's own signal is aborted so prompts showing it are dismissed.
  */
-import { Context } from 'cordis'
-import { compose, describeError, listenerList, unwrapListener } from '@dsh/kernel'
+import type { Context } from 'cordis'
+import { compose, describeError, listenerList } from '@dsh/kernel'
 import type { ApprovalOutcome, ApprovalRequestEvent, Execution, SandboxModeName } from '@dsh/tools'
 import type { Session } from '@dsh/kernel'
 import { checkAnswer } from './answer.js'
@@ -37,10 +37,7 @@ type Fn = (...args: any[]) => any
 const FALLBACK: ApprovalOutcome = Object.freeze({ kind: 'unavailable', reason: 'no approval/request listener answered' })
 
 function listeners(root: Context, thisArg: object | undefined): readonly Fn[] {
-  const list = listenerList(root, 'approval/request')
-  const filter = (thisArg as any)?.[Context.filter]
-  if (typeof filter !== 'function') return list.current()
-  return list.hooks().filter((hook) => hook.global || filter.call(thisArg, hook.ctx)).map((hook) => unwrapListener(hook.callback))
+  return listenerList(root, 'approval/request').reachedBy(thisArg)
 }
 
 const unavailable = (reason: string): ApprovalOutcome => ({ kind: 'unavailable', reason })

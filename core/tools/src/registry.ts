@@ -4,7 +4,7 @@
  * views (schemas, wire schemas) cached until the registry changes.
  */
 import type { Context } from 'cordis'
-import { KernelError } from '@dsh/kernel'
+import { filterOf, KernelError } from '@dsh/kernel'
 import { compileCheck, schemaProblem, type ArgumentCheck } from './validate.js'
 import type { Guard, JsonSchema, ToolDefinition, ToolScope, ToolsMode } from './types.js'
 
@@ -34,29 +34,10 @@ export interface GuardEntry {
   ownerName: string
 }
 
-const names = new WeakMap<object, string>()
-
-/**
- * The plugin name of a context: the nearest named plugin up its scope chain
- * (what `ctx.name` says), cached per scope — `ctx.name` goes through cordis's proxy.
- */
-export function ownerName(ctx: Context | undefined): string {
-  const scope = (ctx as any)?.scope
-  if (!scope) return 'root'
-  let name = names.get(scope)
-  if (name === undefined) {
-    let runtime = scope.runtime
-    while (runtime && !runtime.name) runtime = runtime.parent?.scope?.runtime ?? runtime.parent?.runtime
-    name = (runtime?.name as string | undefined) ?? 'root'
-    names.set(scope, name)
-  }
-  return name
-}
-
 function visibleTo(scope: ToolScope | undefined, owner: Context): boolean {
   if (!scope) return true
-  const filter = (scope as any)[Symbol.for('cordis.filter')]
-  return typeof filter !== 'function' || !!filter.call(scope, owner)
+  const filter = filterOf(scope)
+  return !filter || filter(owner)
 }
 
 export class Registry {

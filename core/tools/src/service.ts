@@ -5,12 +5,12 @@
  * context proxies.
  */
 import { Context, Service } from 'cordis'
-import { KernelError, listenerList, raw, unwrapArgument } from '@dsh/kernel'
+import { detachServiceContext, KernelError, listenerList, ownerName, raw, unwrapArgument } from '@dsh/kernel'
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
 import type { PipelineEnv } from './pipeline/state.js'
-import { ownerName, Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
+import { Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
 import { ScopedRegistrations } from './owners.js'
 import { classify } from './scheduler.js'
 import type { Concurrency, ExecuteInput, Guard, ParentToken, ToolDefinition, ToolResult, ToolScope, ToolsMode } from './types.js'
@@ -54,13 +54,8 @@ export class ToolService extends Service {
       approval: () => this.root.get('approval') as ApprovalGate | undefined,
       tokens: new WeakSet(),
     }
-    // cordis builds a shadow context for every traced member access of a service whose `ctx` is
-    // an own data property (a context, two proxies and named closures each time: most of the cost
-    // of a registration). Kept behind an accessor it is not own, so no shadow is built; a traced
-    // method still sees its caller as `this.ctx`, from the trace itself.
-    const own = this.ctx
-    delete (this as any).ctx
-    ownContexts.set(this, own)
+    // a shadow context per traced member access was most of the cost of a registration
+    ownContexts.set(this, detachServiceContext(this))
   }
 
   get mode(): ToolsMode {

@@ -1,12 +1,10 @@
 /**
- * Listeners per event, read straight from cordis's hook table
- * (`root.lifecycle._hooks[name]`: `{ ctx, callback, prepend, global }` in call
- * order). Nothing is composed or cached here: the kernel's own listener lists
- * are left as they are.
+ * Listeners per event, read straight from cordis's hook table (`hookTable`:
+ * `{ ctx, callback, prepend, global }` in call order). Nothing is composed or
+ * cached here: the kernel's own listener lists are left as they are.
  */
 import type { Context } from 'cordis'
-import { raw, unwrapListener } from '@dsh/kernel'
-import { ownerName } from '@dsh/tools'
+import { hookTable, ownerName, unwrapListener } from '@dsh/kernel'
 import { functionName } from './collect-tools.js'
 import type { ListenerGroup } from './types.js'
 
@@ -14,18 +12,6 @@ import type { ListenerGroup } from './types.js'
 export const WATERFALLS = ['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'approval/request', 'system-prompt/assemble'] as const
 /** Shown after the waterfalls, always. */
 const ALWAYS_SHOWN = ['tools/result'] as const
-
-interface Hook {
-  ctx?: Context
-  callback?: unknown
-  prepend?: boolean
-  global?: boolean
-}
-
-export function hookTable(ctx: Context): Record<string, Hook[] | undefined> {
-  const lifecycle = raw(raw(ctx.root).lifecycle) as unknown as { _hooks?: Record<string, Hook[] | undefined> }
-  return lifecycle._hooks ?? {}
-}
 
 export function collectListeners(ctx: Context): ListenerGroup[] {
   const table = hookTable(ctx)

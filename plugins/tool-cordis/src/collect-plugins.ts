@@ -4,7 +4,7 @@
  * other plugin and service plugged on the context, from cordis's registry.
  */
 import { Context, Service } from 'cordis'
-import { describeError, raw } from '@dsh/kernel'
+import { describeError, isServiceName, raw } from '@dsh/kernel'
 import { jsonSafe } from './json-safe.js'
 import type { LoadedPluginLike, PluginDirectory, PluginInfo, PluginStatus, SnapshotOptions } from './types.js'
 
@@ -67,7 +67,6 @@ export function collectPlugins(ctx: Context, options: SnapshotOptions = {}): Plu
     })
   }
   const registry = raw(raw(ctx.root).registry) as unknown as { values(): Iterable<ScopeLike & { name?: string; plugin?: unknown; children: ScopeLike[] }> }
-  const internal = (raw(ctx.root) as unknown as Record<symbol, Record<string, { type?: string } | undefined>>)[Context.internal] ?? {}
   for (const runtime of registry.values()) {
     // the root's own runtime has no plugin
     if (!runtime.plugin) continue
@@ -78,7 +77,7 @@ export function collectPlugins(ctx: Context, options: SnapshotOptions = {}): Plu
         spec: null,
         source: 'host',
         // a Service subclass, or a plugin that provides the service of its own name (cordis's logger, timer)
-        kind: isService(runtime.plugin) || (!!runtime.name && Object.hasOwn(internal, runtime.name) && internal[runtime.name]?.type === 'service') ? 'service' : 'plugin',
+        kind: isService(runtime.plugin) || (!!runtime.name && isServiceName(ctx, runtime.name)) ? 'service' : 'plugin',
         ...scopeStatus(fork),
         config: jsonSafe(fork.config),
       })

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'cordis'
 import { describeError, raw } from '@dsh/kernel'
-import { ownerName } from '@dsh/tools'
+import { ownerName } from '@dsh/kernel'
 import { jsonSafe } from './json-safe.js'
 import type { ApprovalInfo, ProbeInfo, PromptSectionInfo, SandboxInfo } from './types.js'
 

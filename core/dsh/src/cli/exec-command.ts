@@ -6,7 +6,7 @@
  * output says so.
  */
 import { randomUUID } from 'node:crypto'
-import { raw } from '@dsh/kernel'
+import { listenerList } from '@dsh/kernel'
 import type { ToolsMode } from '@dsh/tools'
 import type { Kernel } from '../kernel.js'
 import { checkPluginConfig } from '../plugins.js'
@@ -96,8 +96,7 @@ async function approver(kernel: Kernel): Promise<ExecReport['approver']> {
     kernel.ctx.plugin(ui as any, checkPluginConfig('ui-approval', ui, {}))
     await kernel.ctx.lifecycle.flush()
   }
-  const hooks = (raw(raw(kernel.ctx.root).lifecycle) as unknown as { _hooks: Record<string, unknown[] | undefined> })._hooks
-  const listening = (hooks['approval/request']?.length ?? 0) > 0
+  const listening = listenerList(kernel.ctx, 'approval/request').hooks().length > 0
   if (!listening) return 'none'
   return terminal ? 'terminal' : 'listener'
 }

@@ -1,0 +1,153 @@
+/**
+ * The one door to cordis's internals. Everything dsh relies on that cordis does
+ * not document as public API is reached here and nowhere else, so a cordis
+ * upgrade touches this file; `cordisInternalsProblems()` (pinned by a test)
+ * says which of these assumptions the installed cordis breaks.
+ *
+ * What is used, and why:
+ * - `ReflectService.prototype.bind`: `ctx.on` wraps every listener in a reflect
+ *   proxy whose apply trap re-traces `this` and each argument (~5 µs a call);
+ *   the patch remembers the original so composed chains call it directly.
+ * - `lifecycle._hooks[name]`: the live hook list of an event
+ *   (`{ ctx, callback, prepend?, global? }` in call order).
+ * - `symbols.original`: the raw object behind a traceable proxy.
+ * - `scope.runtime.name` and `runtime.parent`: which plugin a context belongs to.
+ * - `Context.filter`: a scoped dispatch's filter, as `ctx.emit(thisArg, …)` applies it.
+ * - `Context.internal`: which root members are services.
+ * - a service's own `ctx` property: cordis builds a shadow context for every traced
+ *   member access of a service whose `ctx` is own data.
+ */
+import { Context, ReflectService, symbols } from 'cordis'
+
+type AnyFn = (...args: any[]) => any
+
+/** An entry of cordis's hook table. */
+export interface Hook {
+  ctx: Context
+  callback: AnyFn
+  prepend?: boolean
+  global?: boolean
+}
+
+const originals = new WeakMap<AnyFn, AnyFn>()
+const reflectProto = ReflectService.prototype as unknown as { bind(fn: AnyFn): AnyFn; __dshPatched?: boolean }
+if (typeof reflectProto.bind === 'function' && !reflectProto.__dshPatched) {
+  const bind = reflectProto.bind
+  reflectProto.bind = function (this: unknown, callback: AnyFn) {
+    const bound = bind.call(this, callback)
+    originals.set(bound, callback)
+    return bound
+  }
+  Object.defineProperty(reflectProto, '__dshPatched', { value: true })
+}
+
+/** The function a listener was registered with (the proxy itself if unknown). */
+export function unwrapListener(callback: AnyFn): AnyFn {
+  return originals.get(callback) ?? callback
+}
+
+/** The function a caller passed to a service method, without the proxy cordis wrapped it in. */
+export function unwrapArgument<F extends AnyFn>(fn: F): F {
+  return ((fn as any)[symbols.original] as F | undefined) ?? fn
+}
+
+/** The raw (unproxied) object behind a cordis traceable. */
+export function raw<T extends object>(value: T): T {
+  return ((value as any)[symbols.original] as T | undefined) ?? value
+}
+
+/** The root lifecycle's hook table: event name → live hook list (cordis mutates these arrays in place). */
+export function hookTable(ctx: Context): Record<string, Hook[] | undefined> {
+  const lifecycle = raw(raw(ctx.root).lifecycle) as unknown as { _hooks?: Record<string, Hook[] | undefined> }
+  return lifecycle._hooks ?? {}
+}
+
+/** A reader of one event's live hook list on the root lifecycle. */
+export function hookReader(ctx: Context, name: string): () => Hook[] | undefined {
+  const lifecycle = raw(raw(ctx.root).lifecycle) as unknown as { _hooks: Record<string, Hook[] | undefined> }
+  return () => lifecycle._hooks[name]
+}
+
+/** A stable key for one root's lifecycle (what per-root caches hang on). */
+export function lifecycleOf(ctx: Context): object {
+  return raw(raw(ctx.root).lifecycle) as unknown as object
+}
+
+/** The filter a scoped dispatch applies (`thisArg[Context.filter]`), if it has one. */
+export function filterOf(thisArg: unknown): ((ctx: Context) => boolean) | undefined {
+  const filter = (thisArg as any)?.[Context.filter]
+  return typeof filter === 'function' ? (ctx: Context) => !!filter.call(thisArg, ctx) : undefined
+}
+
+/** The hooks of `name` that a scoped dispatch with `thisArg` reaches (cordis's own filter rule). */
+export function filterHooks(hooks: readonly Hook[], thisArg: unknown): readonly Hook[] {
+  const filter = filterOf(thisArg)
+  return filter ? hooks.filter((hook) => hook.global || filter(hook.ctx)) : hooks
+}
+
+const names = new WeakMap<object, string>()
+
+/**
+ * The plugin name of a context: the nearest named plugin up its scope chain
+ * (what `ctx.name` says), cached per scope — `ctx.name` goes through cordis's proxy.
+ */
+export function ownerName(ctx: Context | undefined): string {
+  const scope = (ctx as any)?.scope
+  if (!scope) return 'root'
+  let name = names.get(scope)
+  if (name === undefined) {
+    let runtime = scope.runtime
+    while (runtime && !runtime.name) runtime = runtime.parent?.scope?.runtime ?? runtime.parent?.runtime
+    name = (runtime?.name as string | undefined) ?? 'root'
+    names.set(scope, name)
+  }
+  return name
+}
+
+/** Whether the root declares `name` as a service (`Context.internal`). */
+export function isServiceName(ctx: Context, name: string): boolean {
+  const internal = (raw(ctx.root) as unknown as Record<symbol, Record<string, { type?: string } | undefined>>)[Context.internal] ?? {}
+  return Object.hasOwn(internal, name) && internal[name]?.type === 'service'
+}
+
+/**
+ * Take a service's own `ctx` off the instance and return it. Kept behind an accessor (the
+ * prototype's) it is not own data, so traced member accesses build no shadow context; a traced
+ * method still sees its caller as `this.ctx`, from the trace itself.
+ */
+export function detachServiceContext(service: object): Context {
+  const own = (service as { ctx: Context }).ctx
+  delete (service as { ctx?: Context }).ctx
+  return own
+}
+
+/** What the installed cordis no longer provides of the above (empty when all holds). */
+export function cordisInternalsProblems(): string[] {
+  const problems: string[] = []
+  if (typeof reflectProto.bind !== 'function') problems.push('ReflectService.prototype.bind is gone: listeners can no longer be unwrapped from their reflect proxy')
+  else if (!reflectProto.__dshPatched) problems.push('ReflectService.prototype.bind could not be patched')
+  if (typeof symbols?.original !== 'symbol') problems.push('symbols.original is gone: raw() cannot see through traceable proxies')
+  if (typeof Context.filter !== 'symbol') problems.push('Context.filter is gone: scoped waterfalls cannot apply cordis filters')
+  if (typeof Context.internal !== 'symbol') problems.push('Context.internal is gone: services cannot be told from plugins')
+  const root = new Context()
+  const table = (raw(root.lifecycle) as unknown as { _hooks?: unknown })._hooks
+  if (!table || typeof table !== 'object') problems.push('lifecycle._hooks is gone: listener lists cannot be read')
+  else {
+    const listener = function probe() {}
+    const dispose = root.on('dsh/internals-probe' as any, listener)
+    const hooks = (table as Record<string, Hook[] | undefined>)['dsh/internals-probe']
+    const hook = hooks?.[hooks.length - 1]
+    if (!hook) problems.push('lifecycle._hooks[name] no longer holds the listeners ctx.on registered')
+    else {
+      if (typeof hook.callback !== 'function') problems.push('a lifecycle._hooks entry has no callback function')
+      else if (unwrapListener(hook.callback) !== listener) problems.push('ctx.on no longer wraps listeners through ReflectService.prototype.bind')
+      if (!hook.ctx || typeof hook.ctx !== 'object') problems.push('a lifecycle._hooks entry has no owning ctx')
+    }
+    dispose()
+    if (hooks?.includes(hook!)) problems.push('disposing a listener no longer removes it from lifecycle._hooks in place')
+  }
+  const fork = root.plugin({ name: 'dsh-internals-probe', apply() {} } as any)
+  if (ownerName(fork.ctx) !== 'dsh-internals-probe') problems.push('scope.runtime.name no longer names the plugin a context belongs to')
+  fork.dispose()
+  return problems
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { Context, Service } from 'cordis'
+import { cordisInternalsProblems, detachServiceContext, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
+
+// the cordis line these internals were checked against; a different one must be re-checked here
+const PINNED = /^3\.18\./
+
+function installedVersion(name: string): string {
+  const require = createRequire(import.meta.url)
+  let dir = dirname(require.resolve(name))
+  while (!dir.endsWith(join('node_modules', ...name.split('/')))) dir = dirname(dir)
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version
+}
+
+describe('cordis internals (one module reaches them; each is pinned here)', () => {
+  it(`the installed cordis is the pinned line`, () => {
+    const version = installedVersion('cordis')
+    expect(version, `cordis ${version} is installed; core/kernel/src/cordis-internals.ts was checked against 3.18.x`).toMatch(PINNED)
+  })
+
+  it('every internal the kernel relies on holds for the installed cordis', () => {
+    expect(cordisInternalsProblems()).toEqual([])
+  })
+
+  it('ctx.on stores a reflect proxy in lifecycle._hooks, and unwrapListener gives back the function registered', () => {
+    const root = new Context()
+    function listener() { return 1 }
+    root.on('dsh/pin' as any, listener)
+    const hooks = hookTable(root)['dsh/pin']!
+    expect(hooks).toHaveLength(1)
+    expect(hooks[0].callback).not.toBe(listener)
+    expect(unwrapListener(hooks[0].callback)).toBe(listener)
+    expect(hookReader(root, 'dsh/pin')()).toBe(hooks)
+  })
+
+  it('disposing a listener removes it from the same hook array, in place', () => {
+    const root = new Context()
+    const read = hookReader(root, 'dsh/pin')
+    const dispose = root.on('dsh/pin' as any, () => {})
+    const hooks = read()!
+    dispose()
+    expect(read()).toBe(hooks)
+    expect(hooks).toHaveLength(0)
+  })
+
+  it('a scoped dispatch reaches global hooks and those its filter admits', () => {
+    const root = new Context()
+    const a = root.plugin({ name: 'a', apply(ctx: Context) { ctx.on('dsh/pin' as any, function fromA() {}) } } as any)
+    root.plugin({ name: 'b', apply(ctx: Context) { ctx.on('dsh/pin' as any, function fromB() {}) } } as any)
+    const hooks = hookTable(root)['dsh/pin']!
+    const thisArg = { [Context.filter]: (ctx: Context) => ownerName(ctx) === 'a' }
+    expect(filterHooks(hooks, thisArg).map((h) => unwrapListener(h.callback).name)).toEqual(['fromA'])
+    expect(filterHooks(hooks, {})).toBe(hooks)
+    a.dispose()
+  })
+
+  it('ownerName walks to the nearest named plugin, and a root context is "root"', () => {
+    const root = new Context()
+    let inner: Context | undefined
+    root.plugin({ name: 'outer', apply(ctx: Context) { ctx.plugin((c: Context) => { inner = c }) } } as any)
+    expect(ownerName(inner)).toBe('outer')
+    expect(ownerName(root)).toBe('root')
+    expect(ownerName(undefined)).toBe('root')
+  })
+
+  it('raw and unwrapArgument see through cordis proxies', async () => {
+    const root = new Context()
+    class Probe extends Service {
+      constructor(ctx: Context) { super(ctx, 'dshProbe', true) }
+      take(fn: () => void) { return unwrapArgument(fn) }
+    }
+    root.plugin(Probe)
+    await root.lifecycle.flush()
+    const proxied = (root as any).dshProbe
+    expect(raw(proxied)).toBeInstanceOf(Probe)
+    expect(raw(proxied)).not.toBe(proxied)
+    const fn = () => {}
+    expect(proxied.take(fn)).toBe(fn)
+  })
+
+  it('a service whose ctx is detached still sees its caller as this.ctx', async () => {
+    const root = new Context()
+    let own: Context | undefined
+    class Probe extends Service {
+      constructor(ctx: Context) {
+        super(ctx, 'dshDetached', true)
+        own = detachServiceContext(this)
+      }
+      caller() { return this.ctx }
+    }
+    root.plugin(Probe)
+    await root.lifecycle.flush()
+    expect(own).toBeInstanceOf(Object)
+    let seen: Context | undefined
+    root.plugin({ name: 'user', inject: ['dshDetached'], apply(ctx: Context) { seen = (ctx as any).dshDetached.caller() } } as any)
+    await root.lifecycle.flush()
+    expect(ownerName(seen)).toBe('user')
+  })
+})
