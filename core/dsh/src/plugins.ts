@@ -12,7 +12,7 @@ import { describeError, KernelError } from '@dsh/kernel'
 import type Schema from 'schemastery'
 import { rejectUnknownKeys } from './options.js'
 
-export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis'] as const
+export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel'] as const
 
 export interface PluginModule {
   name?: string

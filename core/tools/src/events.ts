@@ -15,8 +15,8 @@ declare module 'cordis' {
     'tools/execute'(exec: Execution, next: (override?: { signal?: AbortSignal }) => Promise<ToolResult>): Awaitable<ToolResult | void>
     /** gate 4: replace content/value or block */
     'tools/post-execute'(input: PostExecuteInput, next: () => Promise<ToolResult | BlockDecision>): Awaitable<ToolResult | BlockDecision>
-    /** observe-only: the final result */
-    'tools/result'(exec: Execution, result: ToolResult): void
+    /** observe-only: the final result, and the audit facts recorded for `tool/result` (frozen; `{}` when none) */
+    'tools/result'(exec: Execution, result: ToolResult, facts: Readonly<Record<string, JsonValue>>): void
     /** the visible tool set changed */
     'tools/change'(): void
   }

@@ -3,7 +3,7 @@
  * freeze, the `tool/result` event, then the `tools/result` observers one by
  * one — a throwing observer breaks nothing.
  */
-import { describeError, KernelError, unwrapListener, type JsonValue } from '@dsh/kernel'
+import { describeError, frozenSnapshot, KernelError, unwrapListener, type JsonValue } from '@dsh/kernel'
 import { errorResult, freezeResult, normalizeContent } from '../results.js'
 import type { Execution, ToolResult } from '../types.js'
 import type { Call, Finalizer, PipelineEnv } from './state.js'
@@ -63,16 +63,29 @@ export function finalize(env: PipelineEnv, call: Call, outcome: ToolResult, endi
   if (unlogged && !result.isError) {
     result = freezeResult(errorResult(call.callId, call.name, 'TOOL_FAILED', `${call.name} ran, but its result could not be written to the session log: ${describeError(unlogged)}`))
   }
-  notify(env, ending.exec, result)
+  notify(env, ending.exec, result, ending.facts)
   return result
 }
 
-function notify(env: PipelineEnv, exec: Execution, result: ToolResult): void {
+const NO_FACTS: Readonly<Record<string, JsonValue>> = Object.freeze({})
+
+/** A frozen copy: no observer can change what the next one reads, nor the objects a body recorded. */
+function factsOf(record: Record<string, JsonValue>): Readonly<Record<string, JsonValue>> {
+  try {
+    return frozenSnapshot<Record<string, JsonValue>>(record)
+  } catch {
+    // facts that are not JSON were not logged either (see logResult)
+    return NO_FACTS
+  }
+}
+
+function notify(env: PipelineEnv, exec: Execution, result: ToolResult, recorded: Ending['facts']): void {
   const hooks = env.lists.result.hooks()
   if (!hooks.length) return
+  const facts = recorded ? factsOf(recorded) : NO_FACTS
   for (const hook of hooks) {
     try {
-      const returned = unwrapListener(hook.callback)(exec, result)
+      const returned = unwrapListener(hook.callback)(exec, result, facts)
       if (returned && typeof returned.then === 'function') returned.then(undefined, () => {})
     } catch {
       // observers cannot affect the call

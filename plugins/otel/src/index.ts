@@ -1,0 +1,3 @@
+export * from './attributes.js'
+export * from './config.js'
+export * from './plugin.js'

@@ -1,0 +1,61 @@
+/**
+ * otel: one OpenTelemetry span per tool call, written through
+ * `@opentelemetry/api` alone. With no tracer provider registered the API
+ * hands out non-recording spans and the plugin does nothing more; a host (or
+ * `dsh mcp --otel`) that registers an SDK, before or after the plugin loads,
+ * gets the spans.
+ *
+ * It only observes: its gate-1 listener hands back the very promise `next()`
+ * gave it, so no decision passes through its hands, and every call into the
+ * tracer is guarded — a tracer or span processor that throws costs the call
+ * its span, never its outcome.
+ */
+import type { Context } from 'cordis'
+import { createRequire } from 'node:module'
+import { trace } from '@opentelemetry/api'
+import type { PreToolDecision } from '@dsh/tools'
+import '@dsh/tools'
+import { CallSpans } from './call-spans.js'
+import type { Config } from './config.js'
+
+export const name = 'otel'
+
+/** the instrumentation scope's version: this package's */
+const VERSION: string = createRequire(import.meta.url)('../package.json').version
+
+export function apply(ctx: Context, config: Config): void {
+  // the API's proxy tracer: it finds a provider registered later, too
+  const spans = new CallSpans(trace.getTracer(config.tracerName, VERSION), config)
+
+  // first of gate 1: the span covers the gates, the approval wait, the body and gate 4
+  ctx.on('tools/pre-execute', (exec, next) => {
+    let call
+    try {
+      call = spans.start(exec)
+    } catch {
+      // the tracer failed: the call goes on without a span
+    }
+    const decided = next()
+    if (call) {
+      const opened = call
+      decided.then(
+        (decision: PreToolDecision) => guarded(() => spans.gate(opened, decision)),
+        () => guarded(() => spans.gate(opened, undefined)),
+      )
+    }
+    return decided
+  }, true)
+
+  ctx.on('tools/result', (exec, result, facts) => {
+    guarded(() => spans.end(exec, result, facts))
+  })
+
+}
+
+function guarded(step: () => void): void {
+  try {
+    step()
+  } catch {
+    // a failing tracer or span processor costs the span, never the call
+  }
+}
