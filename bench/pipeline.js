@@ -23,7 +23,8 @@ async function loadPolicies(kernel) {
   return loaded
 }
 
-async function setup(toolCount) {
+/** The pipeline figure's kernel: 100 (or `toolCount`) tools, the policy plugins, 3 pre-execute listeners, 2 guards. */
+export async function setup(toolCount) {
   const tmp = tempDir()
   const kernel = await createKernel({ dataDir: join(tmp.dir, '.dsh') })
   const noop = () => 'ok'
@@ -54,12 +55,12 @@ async function batch(fn, n) {
   return (now() - start) / n
 }
 
-const SAMPLES = 15
+export const SAMPLES = 15
 const WARMUP = 3
-const N = 4000
+export const N = 4000
 
 /** ms per call of each of `runs` per sample, measured in turns (the order alternating). */
-async function inTurns(runs) {
+export async function inTurns(runs) {
   const names = Object.keys(runs)
   const samples = Object.fromEntries(names.map((name) => [name, []]))
   // no forced collection between samples: after one, V8 shrinks the young generation, and the
@@ -74,12 +75,12 @@ async function inTurns(runs) {
   return samples
 }
 
-function calls(k, toolCount, args) {
+export function calls(k, toolCount, args) {
   const name = `tool${toolCount >> 1}`
   return (i) => k.kernel.execute({ callId: `c${i}`, name, arguments: args, session: k.session })
 }
 
-async function checked(call) {
+export async function checked(call) {
   const result = await call(-1)
   if (result.isError) throw new Error(`bench call failed: ${result.error.message}`)
 }

@@ -15,7 +15,7 @@ import * as A from './attributes.js'
 import type { Config } from './config.js'
 import { verdictOf, type GateAnswer } from './verdict.js'
 
-interface OpenCall {
+export interface OpenCall {
   span: Span
   gate?: GateAnswer
   /** when gate 1 answered `ask` (epoch ms, the performance clock the SDK uses too) */
@@ -71,8 +71,9 @@ export class CallSpans {
 
   /** Close the call's span with what became of it. */
   end(exec: Execution, result: ToolResult, facts: Readonly<Record<string, JsonValue>>): void {
-    // refused before gate 1 (unknown tool, invalid arguments …), or started before the plugin: a span of its own now
-    const call = open.get(exec) ?? this.start(exec)
+    // refused before gate 1 (unknown tool, invalid arguments …: always an error), a span of its own now; a
+    // success without an open span was not recorded when it started
+    const call = open.get(exec) ?? (result.isError ? this.start(exec) : undefined)
     open.delete(exec)
     if (!exec.parent && exec.name === 'run_code') runs.get(exec.session)?.delete(exec.callId)
     if (!call || call === NOT_RECORDING) return

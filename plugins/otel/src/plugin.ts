@@ -15,7 +15,7 @@ import { createRequire } from 'node:module'
 import { trace } from '@opentelemetry/api'
 import type { PreToolDecision } from '@dsh/tools'
 import '@dsh/tools'
-import { CallSpans } from './call-spans.js'
+import { CallSpans, type OpenCall } from './call-spans.js'
 import type { Config } from './config.js'
 
 export const name = 'otel'
@@ -29,27 +29,32 @@ export function apply(ctx: Context, config: Config): void {
 
   // first of gate 1: the span covers the gates, the approval wait, the body and gate 4
   ctx.on('tools/pre-execute', (exec, next) => {
-    let call
+    let call: OpenCall | undefined
     try {
       call = spans.start(exec)
     } catch {
       // the tracer failed: the call goes on without a span
     }
     const decided = next()
-    if (call) {
-      const opened = call
-      decided.then(
-        (decision: PreToolDecision) => guarded(() => spans.gate(opened, decision)),
-        () => guarded(() => spans.gate(opened, undefined)),
-      )
-    }
+    if (call) watch(spans, call, decided)
     return decided
   }, true)
 
   ctx.on('tools/result', (exec, result, facts) => {
     guarded(() => spans.end(exec, result, facts))
   })
+}
 
+/** Gate 1's answer, seen on the side: the promise handed back is `next()`'s own. */
+function watch(spans: CallSpans, call: OpenCall, decided: Promise<PreToolDecision>): void {
+  try {
+    decided.then(
+      (decision) => guarded(() => spans.gate(call, decision)),
+      () => guarded(() => spans.gate(call, undefined)),
+    )
+  } catch {
+    // not a promise: the span just lacks gate 1's answer
+  }
 }
 
 function guarded(step: () => void): void {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { Command } from './commands.js'
 
-const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch]
+const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch] [--otel]
 
 Serves the kernel's tools to an MCP client over stdio: tools/list is the
 tool set the model is sent (in code mode only run_code), tools/call runs the
@@ -19,10 +19,15 @@ Options:
   -w, --watch          reload when the config file changes and send
                        notifications/tools/list_changed; a config that fails
                        to load leaves the previous plugin set running
+      --otel           trace every call with OpenTelemetry: load the otel plugin
+                       and export its spans over OTLP/HTTP, configured by the
+                       standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
+                       OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...)
   -h, --help           show this help
 
 Exit codes: 0 after a clean shutdown (stdin closed, SIGTERM or SIGINT);
-2 bad usage or a configuration that cannot be loaded.
+2 bad usage, a configuration that cannot be loaded, or (with --otel) an
+OTEL_* value that cannot be honoured.
 `
 
 /** After shutdown, a tool body that ignores its cancellation must not keep the process alive. */
@@ -31,11 +36,11 @@ const EXIT_GRACE_MS = 1000
 export const mcpCommand: Command = {
   summary: 'serve the tools to an MCP client over stdio (--config, --watch)',
   async run(args) {
-    let values: { config?: string; watch?: boolean; help?: boolean }
+    let values: { config?: string; watch?: boolean; otel?: boolean; help?: boolean }
     try {
       ;({ values } = parseArgs({
         args,
-        options: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, help: { type: 'boolean', short: 'h' } },
+        options: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, otel: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
         strict: true,
         allowPositionals: false,
       }))
@@ -54,7 +59,7 @@ export const mcpCommand: Command = {
     }
     // loaded only now: --help and usage errors need none of the kernel
     const { runMcpServer } = await import('../mcp/run.js')
-    const code = await runMcpServer({ configFile, watch: values.watch })
+    const code = await runMcpServer({ configFile, watch: values.watch, otel: values.otel })
     setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref()
     return code
   },

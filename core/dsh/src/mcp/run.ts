@@ -4,9 +4,13 @@
  * stdin ends, the client goes away or SIGTERM/SIGINT arrives. Nothing but the
  * protocol is written to stdout; diagnostics go to stderr.
  */
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { describeError } from '@dsh/kernel'
 import { createKernel, type Kernel } from '../kernel.js'
+import type { Tracing } from '../otel/tracing.js'
+import { checkPluginConfig, importPlugin } from '../plugins.js'
 import { createMcpServer } from './server.js'
 import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
@@ -16,6 +20,8 @@ export interface RunMcpOptions {
   configFile?: string
   /** reload when the config file changes (needs `configFile`) */
   watch?: boolean
+  /** set up the OpenTelemetry SDK from `OTEL_*` and load the otel plugin (unless the config does) */
+  otel?: boolean
 }
 
 const log = (line: string) => {
@@ -27,12 +33,28 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   // claimed before any plugin loads: a plugin's console.log at start would corrupt the first message
   const stdout = claimStdout()
   let kernel: Kernel
+  let tracing: Tracing | undefined
   try {
+    // the SDK only with --otel: its packages are not even loaded otherwise
+    if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
     kernel = await createKernel(options.configFile ? { configFile: options.configFile } : {})
   } catch (error) {
+    await tracing?.shutdown().catch(() => {})
     stdout.release()
-    log(`dsh mcp: ${describeError(error)}`)
+    log(`dsh mcp: ${options.otel && !tracing ? '--otel: ' : ''}${describeError(error)}`)
     return 2
+  }
+  if (tracing) {
+    log(`dsh mcp: ${tracing.summary}`)
+    try {
+      await plugOtel(kernel)
+    } catch (error) {
+      await kernel.dispose().catch(() => {})
+      await tracing.shutdown().catch(() => {})
+      stdout.release()
+      log(`dsh mcp: --otel: ${describeError(error)}`)
+      return 2
+    }
   }
 
   const mcp = createMcpServer(kernel, { log })
@@ -79,7 +101,16 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     process.off('SIGTERM', onTerm)
     process.off('SIGINT', onInt)
     process.stdout.off('error', onStdoutError)
+    // after the kernel: the spans of the calls cancelled at shutdown are exported too
+    await tracing?.shutdown().catch((error) => log(`dsh mcp: flushing traces: ${describeError(error)}`))
     stdout.release()
   }
   return 0
+}
+
+/** The bundled otel plugin on the kernel, with its defaults — unless the config loads it already. */
+async function plugOtel(kernel: Kernel): Promise<void> {
+  if (kernel.plugins().some((p) => p.plugin?.name === 'otel')) return
+  const plugin = await importPlugin('otel', dirname(fileURLToPath(import.meta.url)))
+  kernel.ctx.plugin(plugin as any, checkPluginConfig('otel', plugin, {}))
 }

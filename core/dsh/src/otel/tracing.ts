@@ -1,0 +1,56 @@
+/**
+ * The OpenTelemetry SDK for `dsh mcp --otel`: a Node tracer provider with the
+ * OTLP/HTTP exporter behind a batch span processor, configured from the
+ * standard `OTEL_*` variables, registered globally (with the AsyncLocalStorage
+ * context manager and the W3C propagators). Imported only with `--otel`: the
+ * SDK is not loaded at all otherwise.
+ */
+import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api'
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
+import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
+import { readTracingEnv, type TracingEnv } from './env.js'
+
+export interface Tracing {
+  /** what was set up, for the log line */
+  readonly summary: string
+  /** flush what is batched and stop exporting */
+  shutdown(): Promise<void>
+}
+
+const LOG_LEVELS: Record<TracingEnv['logLevel'], DiagLogLevel> = {
+  none: DiagLogLevel.NONE,
+  error: DiagLogLevel.ERROR,
+  warn: DiagLogLevel.WARN,
+  info: DiagLogLevel.INFO,
+  debug: DiagLogLevel.DEBUG,
+  verbose: DiagLogLevel.VERBOSE,
+  all: DiagLogLevel.ALL,
+}
+
+/**
+ * Start tracing from the process's environment (the SDK packages read it too);
+ * throws `INVALID_CONFIG` naming a variable it cannot honour.
+ */
+export function startTracing(): Tracing {
+  const settings = readTracingEnv(process.env)
+  if (settings.disabled) return { summary: 'tracing disabled (OTEL_SDK_DISABLED=true)', shutdown: async () => {} }
+  // export failures (an unreachable collector) are reported by the SDK through diag: on stderr
+  diag.setLogger(new DiagConsoleLogger(), { logLevel: LOG_LEVELS[settings.logLevel], suppressOverrideMessage: true })
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': 'dsh' }))
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name
+    .merge(detectResources({ detectors: [envDetector] }))
+  const spanProcessors: SpanProcessor[] = settings.exporters.map((name) =>
+    // OTEL_BSP_* and OTEL_EXPORTER_OTLP_* are read by the processor and the exporter themselves
+    new BatchSpanProcessor(name === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()))
+  const provider = new NodeTracerProvider({ resource, spanProcessors })
+  provider.register()
+  const exporters = settings.exporters.length ? settings.exporters.join(', ') : 'none'
+  return {
+    summary: `tracing to ${exporters} as ${String(resource.attributes['service.name'])}`,
+    async shutdown() {
+      await provider.shutdown()
+    },
+  }
+}
