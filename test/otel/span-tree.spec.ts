@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { AlwaysOffSampler, InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
 import type { Context } from 'cordis'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import { otelTestTools, recordSpans, type Recorder } from './helpers.js'
@@ -127,6 +128,43 @@ describe('otel: the span tree of a run_code', () => {
     expect(span.attributes['dsh.decision']).toBeUndefined()
     const invalid = await k!.call('run_code', { code: 42 })
     expect(rec!.span(invalid.callId).attributes['error.type']).toBe('INVALID_ARGS')
+  })
+})
+
+describe('otel: sampling and the host\'s context', () => {
+  it('a sampled-out run_code takes its sub-calls with it, errors included: no span at all', async () => {
+    const exporter = new InMemorySpanExporter()
+    const provider = new NodeTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] })
+    trace.setGlobalTracerProvider(provider)
+    try {
+      k = await createTestKernel({ tools: { mode: 'code' }, plugins: { otel: {} } })
+      k.ctx.plugin({ name: 'otel-test-tools', inject: ['tools'], apply: (ctx: Context) => otelTestTools(ctx) })
+      const result = await k.call('run_code', { code: `await tools.echo({ text: 'a' }); try { await tools.secret({}) } catch {} return 1` })
+      expect(result.isError).toBe(false)
+      expect((await k.call('run_code', { code: 'await tools.boom({})' })).error?.code).toBe('TOOL_FAILED')
+      expect(exporter.getFinishedSpans()).toEqual([])
+    } finally {
+      await provider.shutdown()
+      trace.disable()
+    }
+  })
+
+  it('makes a top-level call a child of the host\'s active span, and its sub-calls children of run_code still', async () => {
+    try {
+      await codeKernel()
+      // as a host does: the provider with its AsyncLocalStorage context manager
+      rec!.provider.register()
+      const host = trace.getTracer('host-agent').startSpan('agent turn')
+      const result = await context.with(trace.setSpan(context.active(), host), () => k!.call('run_code', { code: `return await tools.echo({ text: 'a' })` }))
+      host.end()
+      const root = rec!.span(result.callId)
+      expect(root.parentSpanContext?.spanId).toBe(host.spanContext().spanId)
+      expect(root.spanContext().traceId).toBe(host.spanContext().traceId)
+      expect(rec!.span(`${result.callId}:code:1`).parentSpanContext?.spanId).toBe(root.spanContext().spanId)
+    } finally {
+      context.disable()
+      propagation.disable()
+    }
   })
 })
 

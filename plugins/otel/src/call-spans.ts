@@ -7,7 +7,7 @@
  * gate 1 and `tools/result` both receive): a reload that replaces the plugin
  * while a call runs still ends that call's span, and nothing outlives a call.
  */
-import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, INVALID_TRACEID, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { JsonValue, Session } from '@dsh/kernel'
 import { resultText, type Execution, type PreToolDecision, type ToolResult } from '@dsh/tools'
 import { approvalFacts, type ApprovalFacts } from './approval-facts.js'
@@ -48,13 +48,17 @@ export class CallSpans {
     }
     if (exec.parent) attributes[A.DSH_CALL_PARENT] = exec.parent.callId
     const span = this.tracer.startSpan(A.spanName(exec.name), { kind: SpanKind.INTERNAL, attributes }, this.parentOf(exec))
-    const sdk = isSpanContextValid(span.spanContext())
-    // a sampled-out run_code still parents its sub-calls (they inherit the decision not to record)
-    if (sdk && !exec.parent && exec.name === 'run_code') this.runsOf(exec.session).set(exec.callId, span)
-    if (!span.isRecording()) {
-      // sampled out: remembered, so the result does not open a second span (without an SDK there is nothing to remember)
-      if (sdk) open.set(exec, NOT_RECORDING)
-      return undefined
+    const recording = span.isRecording()
+    if (!recording || (!exec.parent && exec.name === 'run_code')) {
+      // an SDK gives every span a trace id, sampled or not; the API alone gives the invalid one
+      const sdk = span.spanContext().traceId !== INVALID_TRACEID
+      // a sampled-out run_code still parents its sub-calls (they inherit the decision not to record)
+      if (sdk && !exec.parent && exec.name === 'run_code') this.runsOf(exec.session).set(exec.callId, span)
+      if (!recording) {
+        // sampled out: remembered, so an error result does not open a second span
+        if (sdk) open.set(exec, NOT_RECORDING)
+        return undefined
+      }
     }
     const call: OpenCall = { span }
     if (this.config.recordArguments) this.setCut(call, A.GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify(exec.arguments))
