@@ -90,6 +90,8 @@ describe('answerApprovalsOverAcp', () => {
     const answers: Answer[] = [
       () => cancelled,
       () => select('allow-everything'),
+      () => select('__proto__'),
+      () => ({ outcome: { outcome: 'selected' } }) as any,
       () => { throw new Error('the editor crashed') },
     ]
     for (const [i, answer] of answers.entries()) {
@@ -99,7 +101,7 @@ describe('answerApprovalsOverAcp', () => {
       expect(result.error?.code).toBe('APPROVAL_UNAVAILABLE')
       expect(existsSync(join(k.dir, `out-${i}.txt`))).toBe(false)
     }
-    expect(events(k, 'approval/decided').map((d) => d.outcome.kind)).toEqual(['unavailable', 'unavailable', 'unavailable'])
+    expect(events(k, 'approval/decided').map((d) => d.outcome.kind)).toEqual(answers.map(() => 'unavailable'))
   })
 
   it('the kernel withdraws a question when its approval deadline fires: the client sees the cancellation', async () => {
@@ -114,6 +116,27 @@ describe('answerApprovalsOverAcp', () => {
     }), () => k.call('guarded', {}))
     expect(result.error?.code).toBe('APPROVAL_UNAVAILABLE')
     expect(withdrawn).toBe(true)
+  })
+
+  it('an "allow" that arrives after the deadline withdrew the question approves nothing', async () => {
+    kernel = await askingKernel({ approval: { timeoutMs: 200 } })
+    const k = kernel
+    let answeredLate = false
+    // this client ignores the cancellation and says yes later anyway
+    const { result } = await overAcp(k, k.dir, () => new Promise((resolve) => setTimeout(() => {
+      answeredLate = true
+      resolve(select('allow-once'))
+    }, 600)), async () => {
+      const call = await k.call('write', { file_path: 'late.txt', content: 'x' })
+      // let the late answer arrive before the turn ends
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      return call
+    })
+    expect(answeredLate).toBe(true)
+    expect(result.error?.code).toBe('APPROVAL_UNAVAILABLE')
+    expect(existsSync(join(k.dir, 'late.txt'))).toBe(false)
+    expect(events(k, 'approval/decided').map((d) => d.outcome.kind)).toEqual(['unavailable'])
+    expect(events(k, 'approval/granted')).toEqual([])
   })
 
   it('the kernel\'s own approvers answer first; the disposer removes the listener; bad options are refused by name', async () => {

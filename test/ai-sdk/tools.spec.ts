@@ -135,15 +135,17 @@ describe('aiSdkTools', () => {
     expect(peaks).toEqual({ exclusive: 1, parallel: 3 })
   })
 
-  it('under code mode the set is run_code alone, and its sub-calls run through the pipeline', async () => {
+  it('under code mode the set is run_code alone: its sub-calls run through the pipeline, a direct native call reaches nothing', async () => {
     kernel = await createTestKernel({ tools: { mode: 'code' } })
     register(kernel, testTool('echo', (args: any) => ({ value: { echoed: args.text } })))
     const tools = aiSdkTools(kernel, { session: kernel.session })
     expect(Object.keys(tools)).toEqual(['run_code'])
     const program = 'const a = await tools.echo({ text: "x" }); return a.echoed + "!"'
-    const model = scriptedModel([[{ call: 'tc-code', name: 'run_code', input: { code: program } }], [{ text: 'ok' }]])
-    await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(2) })
+    // a model naming a native tool directly finds none: under code only run_code exists
+    const model = scriptedModel([[{ call: 'tc-code', name: 'run_code', input: { code: program } }, { call: 'tc-direct', name: 'echo', input: { text: 'y' } }], [{ text: 'ok' }]])
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(2) })
     expect(toolResultsSent(model, 1)['tc-code']).toEqual({ type: 'text', value: 'x!' })
+    expect(result.steps[0].content.find((p) => p.type === 'tool-error' && p.toolCallId === 'tc-direct')).toBeDefined()
     expect(events(kernel, 'tool/call').map((d) => d.name)).toEqual(['run_code', 'echo'])
     expect(events(kernel, 'tool/code-dispatch').map((d) => d.callId)).toEqual(['tc-code:code:1'])
   })
