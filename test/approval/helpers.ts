@@ -6,6 +6,7 @@ import { Context } from 'cordis'
 import { deepFreeze, Session, type JsonObject } from '@dsh/kernel'
 import type { Execution } from '@dsh/tools'
 import { ApprovalService, type ApprovalConfig } from '@dsh/approval'
+import { SandboxService } from '@dsh/sandbox'
 
 export interface Setup {
   ctx: Context
@@ -20,10 +21,12 @@ export interface Setup {
 
 let counter = 0
 
-export async function setup(config: ApprovalConfig = {}, options: { sessionDir?: string } = {}): Promise<Setup> {
+export async function setup(config: ApprovalConfig = {}, options: { sessionDir?: string; sandbox?: boolean } = {}): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-approval-'))
   const ctx = new Context()
   ctx.plugin(ApprovalService, config)
+  // the sandbox service owns the session's mode (a preset switch records it there)
+  if (options.sandbox !== false) ctx.plugin(SandboxService, { workspace: dir })
   await ctx.start()
   const session = new Session(options.sessionDir ?? dir, { id: 's' })
   session.beginTurn()

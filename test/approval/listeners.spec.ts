@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Context } from 'cordis'
 import { KernelError } from '@dsh/kernel'
-import type { ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
 import { approvalEvents, deferred, settle, setup, type Setup } from './helpers.js'
 
 let s: Setup | undefined

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Context } from 'cordis'
-import type { ApprovalRequestEvent, ToolCall } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
+import type { ToolCall } from '@dsh/tools'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
 import { deferred } from './helpers.js'
 

@@ -116,6 +116,16 @@ describe('switching a session\'s preset', () => {
     expect(s.approval.policyFor(s.session)).toBe('never')
   })
 
+  it('without a sandbox service to record the mode, a preset switch is refused and nothing is written', async () => {
+    s = await setup({}, { sandbox: false })
+    let error: unknown
+    try { await s.approval.setPreset(s.session, 'full-access') } catch (e) { error = e }
+    expect(KernelError.is(error, 'SANDBOX_UNAVAILABLE')).toBe(true)
+    expect((error as Error).message).toMatch(/setPreset "full-access": no sandbox service/)
+    expect(onDisk(s.session.path).some((e) => e.type === 'sandbox/mode')).toBe(false)
+    expect(s.approval.policyFor(s.session)).toBe('ask')
+  })
+
   it('refuses an unknown preset without writing anything', async () => {
     s = await setup()
     await expect(s.approval.setPreset(s.session, 'root')).rejects.toThrow(/setPreset name: unknown preset "root"/)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { ApprovalOutcome, ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
+import type { ApprovalOutcome } from '@dsh/tools'
 import { approvalEvents, setup } from './helpers.js'
 
 const TIMEOUT = 30

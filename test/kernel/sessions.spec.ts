@@ -3,7 +3,10 @@ import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KernelError, Session } from '@dsh/kernel'
+import { declareDurable, KernelError, Session } from '@dsh/kernel'
+
+// the sandbox service declares its mode event durable when loaded; a kernel-only test does it itself
+declareDurable('sandbox/mode' as any)
 
 let dir: string
 

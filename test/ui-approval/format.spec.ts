@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { cutValue, defaultLimits, describeRequest, PromptQueue, prettyArguments, sanitize } from '@dsh/ui-approval'
-import type { ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
 
 const limits = { ...defaultLimits, maxValueChars: 10, maxItems: 3, maxDepth: 2, maxLines: 8 }
 

@@ -4,13 +4,14 @@
  * cannot approve more than was asked (another sandbox mode, say).
  */
 import { describeError, snapshot } from '@dsh/kernel'
-import type { ApprovalOutcome, SandboxModeName } from '@dsh/tools'
+import type { ApprovalOutcome } from '@dsh/tools'
+import type { SandboxMode } from '@dsh/kernel'
 
 export type CheckedAnswer = { ok: true; outcome: ApprovalOutcome } | { ok: false; problem: string }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value : undefined)
 
-export function checkAnswer(answer: unknown, asked: SandboxModeName | undefined): CheckedAnswer {
+export function checkAnswer(answer: unknown, asked: SandboxMode | undefined): CheckedAnswer {
   let copy: Record<string, unknown>
   try {
     // one plain copy: a getter must not answer one thing when checked and another when used

@@ -7,7 +7,9 @@
  */
 import type { Context } from 'cordis'
 import { compose, describeError, listenerList } from '@dsh/kernel'
-import type { ApprovalOutcome, ApprovalRequestEvent, Execution, SandboxModeName } from '@dsh/tools'
+import type { ApprovalOutcome, Execution } from '@dsh/tools'
+import type { ApprovalRequestEvent } from './events.js'
+import type { SandboxMode } from '@dsh/kernel'
 import type { Session } from '@dsh/kernel'
 import { checkAnswer } from './answer.js'
 import type { DecidedBy } from './events.js'
@@ -24,7 +26,7 @@ export interface ConsultOptions {
   exec: Execution
   session: Session
   reason?: string
-  sandboxMode?: SandboxModeName
+  sandboxMode?: SandboxMode
   timeoutMs: number
   /** the caller's signal: aborting it ends the request */
   callerSignal: AbortSignal

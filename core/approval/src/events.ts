@@ -1,12 +1,20 @@
 /**
  * The events approval dispatches (cordis `Events`) and the session events it
- * writes (`SessionEvents`). Every `approval/*` event and `sandbox/mode` is
- * fsynced by the session before `append` resolves.
+ * writes (`SessionEvents`). Every `approval/*` event is declared durable: the
+ * session fsyncs it before `append` resolves.
  */
-import type { JsonObject } from '@dsh/kernel'
-import type { ApprovalOutcome, ApprovalRequestEvent, SandboxModeName } from '@dsh/tools'
+import { declareDurable, type Awaitable, type JsonObject, type SandboxMode, type Session } from '@dsh/kernel'
+import type { ApprovalOutcome, Execution } from '@dsh/tools'
 
-type Awaitable<T> = T | Promise<T>
+/** What an `approval/request` listener is asked. */
+export interface ApprovalRequestEvent {
+  exec: Execution
+  reason?: string
+  session: Session
+  sandboxMode?: SandboxMode
+  /** aborted when the call is cancelled or the request times out */
+  signal: AbortSignal
+}
 
 export type ApprovalPolicy = 'ask' | 'never'
 
@@ -44,7 +52,7 @@ declare module '@dsh/kernel' {
       name: string
       arguments?: JsonObject
       reason?: string
-      sandboxMode?: SandboxModeName
+      sandboxMode?: SandboxMode
       policy: ApprovalPolicy
       /** the session grant that will answer this request, if one matches */
       grantId?: string
@@ -67,17 +75,13 @@ declare module '@dsh/kernel' {
       callId: string
       name: string
       arguments: JsonObject
-      sandboxMode?: SandboxModeName
+      sandboxMode?: SandboxMode
     }
     'approval/revoked': { grantId: string; name: string; reason?: string }
     /** a request asked before a crash that was never decided */
     'approval/interrupted': { id: string; callId: string; name: string; askedSeq: number }
-    /**
-     * The session's sandbox mode, read by the sandbox service; written with `preset` and `policy` when
-     * a preset is switched. Declared identically in @dsh/sandbox (merged declarations must match).
-     */
-    'sandbox/mode': { mode: SandboxModeName; reason?: string; preset?: string; policy?: 'ask' | 'never' }
   }
 }
 
-export {}
+// a decision that is not on disk when the call goes on could be forgotten by a crash
+declareDurable('approval/asked', 'approval/decided', 'approval/granted', 'approval/revoked', 'approval/interrupted')

@@ -5,13 +5,13 @@
  * nothing wider.
  */
 import { canonicalJson, deepFreeze, type JsonObject } from '@dsh/kernel'
-import type { SandboxModeName } from '@dsh/tools'
+import type { SandboxMode } from '@dsh/kernel'
 
 export interface ApprovalGrant {
   readonly id: string
   readonly name: string
   readonly arguments: Readonly<JsonObject>
-  readonly sandboxMode?: SandboxModeName
+  readonly sandboxMode?: SandboxMode
   /** the request whose answer created it */
   readonly requestId: string
   readonly callId: string
@@ -20,7 +20,7 @@ export interface ApprovalGrant {
 }
 
 /** The identity of a call for grant matching. */
-export function grantKey(name: string, args: JsonObject, sandboxMode: SandboxModeName | undefined): string {
+export function grantKey(name: string, args: JsonObject, sandboxMode: SandboxMode | undefined): string {
   return canonicalJson([name, args, sandboxMode ?? null])
 }
 

@@ -5,13 +5,13 @@
  * is workspace-write with on-request approval).
  */
 import { KernelError } from '@dsh/kernel'
-import type { SandboxModeName } from '@dsh/tools'
+import type { SandboxMode } from '@dsh/kernel'
 import type { ApprovalPolicy } from './events.js'
 
 export interface ApprovalPreset {
   readonly name: string
   readonly policy: ApprovalPolicy
-  readonly sandboxMode: SandboxModeName
+  readonly sandboxMode: SandboxMode
   readonly description: string
 }
 
@@ -44,7 +44,7 @@ export function getPreset(name: unknown, where = 'approval.preset'): ApprovalPre
 /** The shape of the options a preset fills in (`createKernel` options have it). */
 export interface PresetTarget {
   approval?: { policy?: ApprovalPolicy; preset?: string; timeoutMs?: number }
-  sandbox?: { mode?: SandboxModeName; [key: string]: unknown }
+  sandbox?: { mode?: SandboxMode; [key: string]: unknown }
 }
 
 /**

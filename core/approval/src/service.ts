@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Context, Service } from 'cordis'
-import { describeError, KernelError, Session, snapshot, type JsonObject, type SessionEvent } from '@dsh/kernel'
-import type { ApprovalGate, ApprovalOutcome, ApprovalRequest, Execution, SandboxModeName } from '@dsh/tools'
+import { describeError, KernelError, SANDBOX_MODES, Session, snapshot, type JsonObject, type SandboxMode, type SessionEvent } from '@dsh/kernel'
+import type { SandboxService } from '@dsh/sandbox'
+import type { ApprovalGate, ApprovalOutcome, ApprovalRequest, Execution } from '@dsh/tools'
 import { resolveApprovalConfig, type ApprovalConfig, type ResolvedApprovalConfig } from './config.js'
 import { consult, type Consultation } from './consult.js'
 import type { ApprovalPolicy } from './events.js'
@@ -22,7 +23,7 @@ declare module 'cordis' {
   }
 }
 
-const MODES: ReadonlySet<unknown> = new Set(['read-only', 'workspace-write', 'danger-full-access'])
+const MODES: ReadonlySet<unknown> = new Set(SANDBOX_MODES)
 
 interface SessionState {
   grants: GrantStore
@@ -30,10 +31,10 @@ interface SessionState {
   live: Set<string>
   /** settles once interrupted requests of an earlier process are recorded */
   recovered?: Promise<void>
-  /** events scanned for preset switches, and the latest switch's policy */
-  scanned: number
-  policy?: ApprovalPolicy
 }
+
+/** What approval asks of the sandbox service, which owns `sandbox/mode`. */
+type ModeOwner = Pick<SandboxService, 'setMode' | 'presetPolicy'>
 
 /** A request checked and ready to log. */
 interface Prepared {
@@ -42,7 +43,7 @@ interface Prepared {
   session: Session
   args?: JsonObject
   reason?: string
-  sandboxMode?: SandboxModeName
+  sandboxMode?: SandboxMode
   invalid?: string
 }
 
@@ -180,18 +181,9 @@ export class ApprovalService extends Service implements ApprovalGate {
     return interrupted
   }
 
-  /** The policy in force for a session: its latest preset switch, else the config. */
+  /** The policy in force for a session: its latest preset switch (the sandbox service records it), else the config. */
   policyFor(session: Session): ApprovalPolicy {
-    const state = this.stateOf(session)
-    const events = session.events()
-    // the log only grows: scan what is new since the last look
-    for (; state.scanned < events.length; state.scanned++) {
-      const event = events[state.scanned]
-      if (event.type !== 'sandbox/mode') continue
-      const policy = (event as SessionEvent<'sandbox/mode'>).data?.policy
-      if (policy === 'ask' || policy === 'never') state.policy = policy
-    }
-    return state.policy ?? this.settings.policy
+    return this.modeOwner()?.presetPolicy(session) ?? this.settings.policy
   }
 
   /** The presets this service knows. */
@@ -207,18 +199,20 @@ export class ApprovalService extends Service implements ApprovalGate {
   async setPreset(session: Session, name: string, reason?: string): Promise<SessionEvent<'sandbox/mode'>> {
     if (!(session instanceof Session)) throw new KernelError('INVALID_CONFIG', 'setPreset needs a session')
     const preset = getPreset(name, 'setPreset name')
-    return session.append('sandbox/mode', {
-      mode: preset.sandboxMode,
-      preset: preset.name,
-      policy: preset.policy,
-      ...(typeof reason === 'string' ? { reason } : {}),
-    })
+    const owner = this.modeOwner()
+    // a preset whose sandbox half cannot be recorded is not switched at all
+    if (!owner) throw new KernelError('SANDBOX_UNAVAILABLE', `setPreset ${JSON.stringify(name)}: no sandbox service is running to record the session's mode`)
+    return owner.setMode(session, preset.sandboxMode, typeof reason === 'string' ? reason : undefined, { name: preset.name, policy: preset.policy })
+  }
+
+  private modeOwner(): ModeOwner | undefined {
+    return this.root.get('sandbox') as ModeOwner | undefined
   }
 
   private stateOf(session: Session): SessionState {
     let state = this.sessions.get(session)
     if (!state) {
-      state = { grants: new GrantStore(), live: new Set(), scanned: 0 }
+      state = { grants: new GrantStore(), live: new Set() }
       this.sessions.set(session, state)
       session.onClose(() => this.sessions.delete(session))
     }

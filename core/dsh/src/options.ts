@@ -3,14 +3,14 @@
  * an error naming the key (schemastery keeps them, so they are rejected here).
  */
 import Schema from 'schemastery'
-import { KernelError } from '@dsh/kernel'
+import { KernelError, SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
 import type { ToolsMode } from '@dsh/tools'
 
 export interface KernelOptions {
   tools?: { mode?: ToolsMode; code?: Record<string, number> }
   approval?: { policy?: 'ask' | 'never'; timeoutMs?: number; preset?: string }
   sandbox?: {
-    mode?: 'read-only' | 'workspace-write' | 'danger-full-access'
+    mode?: SandboxMode
     workspace?: string
     network?: 'off' | 'on'
     /** where a policy may make anything writable (default: the workspace) */
@@ -46,7 +46,7 @@ export const KernelOptionsSchema = Schema.object({
     preset: Schema.string(),
   }),
   sandbox: Schema.object({
-    mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const),
+    mode: Schema.union([...SANDBOX_MODES]),
     workspace: Schema.string(),
     network: Schema.union(['off', 'on'] as const),
     allowedRoots: Schema.array(Schema.string()),

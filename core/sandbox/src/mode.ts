@@ -4,22 +4,27 @@
  * events are scanned incrementally (the log only grows), so resolving costs
  * nothing per call once the session has been seen.
  */
-import type { Session } from '@dsh/kernel'
+import { declareDurable, type Session } from '@dsh/kernel'
 import { isSandboxMode } from './policy.js'
 import type { SandboxMode } from './types.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
-    // `preset` and `policy` are written by approval.setPreset (declared identically in @dsh/approval)
+    /** the session's mode; `preset` and `policy` when it was set by switching an approval preset */
     'sandbox/mode': { mode: SandboxMode; reason?: string; preset?: string; policy?: 'ask' | 'never' }
   }
 }
+
+// a mode switch that is not on disk could be lost by a crash, and the session widen or narrow unseen
+declareDurable('sandbox/mode')
 
 interface Seen {
   /** how many events were scanned */
   index: number
   /** the latest mode event's mode; `read-only` for one that is not a mode */
   mode?: SandboxMode
+  /** the approval policy of the latest preset switch */
+  policy?: 'ask' | 'never'
 }
 
 export class ModeTracker {
@@ -27,6 +32,15 @@ export class ModeTracker {
 
   /** The mode the session's events set last, if any. */
   sessionMode(session: Session): SandboxMode | undefined {
+    return this.scan(session).mode
+  }
+
+  /** The approval policy the session's latest preset switch set, if any. */
+  sessionPolicy(session: Session): 'ask' | 'never' | undefined {
+    return this.scan(session).policy
+  }
+
+  private scan(session: Session): Seen {
     let seen = this.seen.get(session)
     if (!seen) this.seen.set(session, (seen = { index: 0 }))
     const events = session.events()
@@ -35,10 +49,11 @@ export class ModeTracker {
     for (; seen.index < events.length; seen.index++) {
       const event = events[seen.index]
       if (event.type !== 'sandbox/mode') continue
-      const mode = (event.data as { mode?: unknown } | null)?.mode
+      const data = event.data as { mode?: unknown; policy?: unknown } | null
       // Why read-only: an event we cannot read must not widen what runs (fail closed)
-      seen.mode = isSandboxMode(mode) ? mode : 'read-only'
+      seen.mode = isSandboxMode(data?.mode) ? data.mode : 'read-only'
+      if (data?.policy === 'ask' || data?.policy === 'never') seen.policy = data.policy
     }
-    return seen.mode
+    return seen
   }
 }

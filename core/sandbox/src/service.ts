@@ -44,7 +44,7 @@ export interface SandboxConfig {
  * which here means "nothing" (no allowed root, no backend), not "the default".
  */
 export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
-  mode: Schema.union(SANDBOX_MODES as SandboxMode[]),
+  mode: Schema.union([...SANDBOX_MODES] as SandboxMode[]),
   workspace: Schema.string(),
   network: Schema.union(['off', 'on'] as const),
   allowedRoots: Schema.array(Schema.string()),
@@ -109,11 +109,21 @@ export class SandboxService extends Service {
     return this.modes.sessionMode(session) ?? this.defaults.mode
   }
 
-  /** Set the session's mode: appends a durable (fsynced) `sandbox/mode` event. */
-  setMode(session: Session, mode: SandboxMode, reason?: string): Promise<SessionEvent<'sandbox/mode'>> {
+  /**
+   * Set the session's mode: appends a durable (fsynced) `sandbox/mode` event. `preset` is given
+   * when the switch is an approval preset's (`approval.setPreset`), whose policy the event records.
+   */
+  setMode(session: Session, mode: SandboxMode, reason?: string, preset?: { name: string; policy: 'ask' | 'never' }): Promise<SessionEvent<'sandbox/mode'>> {
     if (!isSandboxMode(mode)) throw new KernelError('INVALID_POLICY', `sandbox mode ${JSON.stringify(mode)} is not one of ${SANDBOX_MODES.join(', ')}`, { details: { field: 'mode' } })
     if (reason !== undefined && typeof reason !== 'string') throw new KernelError('INVALID_POLICY', 'sandbox mode reason must be a string', { details: { field: 'reason' } })
-    return session.append('sandbox/mode', reason === undefined ? { mode } : { mode, reason })
+    const data: SessionEvent<'sandbox/mode'>['data'] = preset ? { mode, preset: preset.name, policy: preset.policy } : { mode }
+    if (reason !== undefined) data.reason = reason
+    return session.append('sandbox/mode', data)
+  }
+
+  /** The approval policy the session's latest preset switch recorded, if any (approval asks here). */
+  presetPolicy(session: Session): 'ask' | 'never' | undefined {
+    return this.modes.sessionPolicy(session)
   }
 
   /** Probe every candidate for this platform (once each) and report. */

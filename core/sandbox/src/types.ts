@@ -2,11 +2,10 @@
  * The public shapes of the sandbox (DESIGN §8): modes, policies, what a
  * provider returns for one command, and what a probe found.
  */
-import type { JsonValue } from '@dsh/kernel'
+import type { JsonValue, SandboxMode } from '@dsh/kernel'
 
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
-
-export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access']
+export type { SandboxMode } from '@dsh/kernel'
+export { SANDBOX_MODES } from '@dsh/kernel'
 
 export type NetworkPolicy = 'off' | 'on'
 

@@ -2,10 +2,9 @@
  * The events the tool pipeline dispatches (cordis `Events`) and the session
  * events it writes (`SessionEvents`).
  */
-import type { JsonValue } from '@dsh/kernel'
+import type { Awaitable, JsonValue } from '@dsh/kernel'
 import type { BlockDecision, Execution, PostExecuteInput, PreToolDecision, ToolResult } from './types.js'
 
-type Awaitable<T> = T | Promise<T>
 
 declare module 'cordis' {
   interface Events {

@@ -1,9 +1,8 @@
 /**
  * The public shapes of tools, calls and results (DESIGN §5).
  */
-import type { JsonObject, JsonValue, ResultErrorCode, Session } from '@dsh/kernel'
+import type { Awaitable, JsonObject, JsonValue, ResultErrorCode, SandboxMode, Session } from '@dsh/kernel'
 
-export type Awaitable<T> = T | Promise<T>
 
 /** A JSON Schema. Tool parameters must be an object schema. */
 export type JsonSchema = { [key: string]: any }
@@ -31,7 +30,7 @@ export interface ToolCall {
   /** the execution the body belongs to */
   exec: Execution
   /** a sandbox mode an approval explicitly granted for this one call (highest in the mode resolution order) */
-  approvedSandboxMode?: 'read-only' | 'workspace-write' | 'danger-full-access'
+  approvedSandboxMode?: SandboxMode
   /** add audit facts to this call's `tool/result` event (a sandbox backend and its enforcement, say) */
   record(facts: Record<string, JsonValue>): void
 }
@@ -95,7 +94,7 @@ export type PreToolDecision =
   | { kind: 'allow' }
   | { kind: 'deny'; reason: string }
   /** ask a human; `sandboxMode` asks to run this one call under an explicit (escalated) mode */
-  | { kind: 'ask'; reason?: string; sandboxMode?: 'read-only' | 'workspace-write' | 'danger-full-access' }
+  | { kind: 'ask'; reason?: string; sandboxMode?: SandboxMode }
 
 export interface BlockDecision {
   kind: 'block'

@@ -5,7 +5,7 @@
  * cursor, recolour the prompt or reorder what the user reads.
  */
 import type { JsonValue } from '@dsh/kernel'
-import type { ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
 
 export interface FormatLimits {
   /** longest string value shown in full (default 200 characters) */

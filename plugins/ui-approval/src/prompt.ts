@@ -6,7 +6,8 @@
  */
 import { isCancel, log, note, selectKey, text } from '@clack/prompts'
 import type { Readable, Writable } from 'node:stream'
-import type { ApprovalOutcome, ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
+import type { ApprovalOutcome } from '@dsh/tools'
 import { describeRequest, type FormatLimits } from './format.js'
 
 export interface TerminalIO {

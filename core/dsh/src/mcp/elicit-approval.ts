@@ -9,7 +9,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { describeError } from '@dsh/kernel'
-import type { ApprovalOutcome, ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
+import type { ApprovalOutcome } from '@dsh/tools'
 
 export const DECISION = Object.freeze({ once: 'allow once', session: 'allow for this session', deny: 'deny' })
 

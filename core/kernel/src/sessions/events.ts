@@ -18,7 +18,17 @@ export interface SessionEvent<K extends SessionEventType = SessionEventType> {
   data: SessionEvents[K]
 }
 
-/** Event classes written with fsync before `append` resolves. */
+const durable = new Set<string>()
+
+/**
+ * Declare event types written with fsync before `append` resolves. Called by
+ * the module that owns the events, when it is loaded (before it can write one).
+ */
+export function declareDurable(...types: SessionEventType[]): void {
+  for (const type of types) durable.add(type)
+}
+
+/** Whether `type` was declared durable by its owner. */
 export function isDurable(type: string): boolean {
-  return type.startsWith('approval/') || type === 'sandbox/mode'
+  return durable.has(type)
 }

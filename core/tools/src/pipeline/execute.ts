@@ -8,7 +8,7 @@
  */
 import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
 import { errorResult, outputToResult } from '../results.js'
-import type { SandboxModeName } from '../approval-gate.js'
+import type { SandboxMode } from '@dsh/kernel'
 import type { ToolCall, ToolOutput, ToolResult } from '../types.js'
 import type { AuditFacts, Call, Prepared } from './state.js'
 
@@ -18,7 +18,7 @@ type Ready = Extract<Prepared, { kind: 'ready' }>
 interface Dispatch {
   readonly call: Call
   readonly ready: Ready
-  readonly approvedSandboxMode: SandboxModeName | undefined
+  readonly approvedSandboxMode: SandboxMode | undefined
   readonly audit: AuditFacts
 }
 
@@ -87,7 +87,7 @@ function bodyFailed(call: Call, signal: AbortSignal, error: unknown): ToolResult
   return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
 }
 
-export function execute(call: Call, ready: Ready, approvedSandboxMode: SandboxModeName | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
+export function execute(call: Call, ready: Ready, approvedSandboxMode: SandboxMode | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
   const dispatch: Dispatch = { call, ready, approvedSandboxMode, audit }
   return call.gates.around.length === 0 ? runBody(dispatch, call.callerSignal) : new Wrapped(dispatch).run()
 }

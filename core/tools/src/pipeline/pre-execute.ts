@@ -6,7 +6,7 @@
  */
 import { compose, describeError, Inflight } from '@dsh/kernel'
 import { errorResult } from '../results.js'
-import type { SandboxModeName } from '../approval-gate.js'
+import type { SandboxMode } from '@dsh/kernel'
 import type { ResultErrorCode } from '@dsh/kernel'
 import type { Execution, PreToolDecision } from '../types.js'
 import type { Admitted, Call, PipelineEnv } from './state.js'
@@ -68,7 +68,7 @@ export async function preExecute(env: PipelineEnv, call: Call, exec: Execution):
   }
 }
 
-async function ask(env: PipelineEnv, call: Call, exec: Execution, reason: string | undefined, sandboxMode: SandboxModeName | undefined): Promise<Admitted> {
+async function ask(env: PipelineEnv, call: Call, exec: Execution, reason: string | undefined, sandboxMode: SandboxMode | undefined): Promise<Admitted> {
   const approval = env.approval()
   if (!approval) return refused(call, 'APPROVAL_UNAVAILABLE', `approval required${reason ? ` (${reason})` : ''} but no approval service is running`)
   try {

@@ -6,7 +6,8 @@
 import type { JsonValue, ListenerList, Session } from '@dsh/kernel'
 import type { GuardEntry, Registry, ToolEntry } from '../registry.js'
 import type { ExecuteInput, Execution, ParentToken, ToolDefinition, ToolResult } from '../types.js'
-import type { ApprovalGate, SandboxModeName } from '../approval-gate.js'
+import type { ApprovalGate } from '../approval-gate.js'
+import type { SandboxMode } from '@dsh/kernel'
 
 type Fn = (...args: any[]) => any
 
@@ -54,7 +55,7 @@ export type Prepared =
 
 /** Gate 1's answer: the call goes on (under the sandbox mode an approval granted, if any), or it ended. */
 export type Admitted =
-  | { readonly kind: 'admitted'; readonly approvedSandboxMode?: SandboxModeName }
+  | { readonly kind: 'admitted'; readonly approvedSandboxMode?: SandboxMode }
   | { readonly kind: 'refused'; readonly result: ToolResult }
 
 /** Audit facts a call gathers for its `tool/result` line (an approved mode, a sandbox backend). */
