@@ -73,14 +73,24 @@ describe.skipIf(!linux)('bash, confined', () => {
     expect((r.value as any).stderr).toBe(`${'b'.repeat(100)}\n[200 more bytes dropped]`)
   })
 
-  it('the deadline kills the whole group, a background child included; the call fails saying so', async () => {
+  it('the deadline kills the whole group, a background child included; the call ends TIMEOUT naming the limit', async () => {
     const { k, ws } = await setup({ mode: 'workspace-write' })
     const started = Date.now()
     const r = await k.call('bash', { command: '(sleep 1; echo late > late) & echo started; sleep 30', timeout: 300 })
     expect(r.isError).toBe(true)
-    expect(r.error).toMatchObject({ code: 'TOOL_FAILED' })
+    expect(r.error).toMatchObject({ code: 'TIMEOUT' })
+    expect(r.error!.message).toMatch(/^bash: the command reached its deadline \(its timeout argument, 300 ms\)/)
     expect(r.error!.message).toMatch(/timed out after 300 ms and was killed\nstarted/)
     expect(Date.now() - started).toBeLessThan(5_000)
+    await sleep(1500)
+    expect(fs.existsSync(path.join(ws, 'late'))).toBe(false)
+  })
+
+  it('the configured deadline (bashTimeoutMs) ends TIMEOUT naming it, and kills a setsid grandchild too', async () => {
+    const { k, ws } = await setup({ mode: 'workspace-write', config: { bashTimeoutMs: 300 } })
+    const r = await k.call('bash', { command: 'setsid sh -c "sleep 1; echo late > late" & echo started; sleep 30' })
+    expect(r.error).toMatchObject({ code: 'TIMEOUT' })
+    expect(r.error!.message).toMatch(/^bash: the command reached its deadline \(workspace-tools bashTimeoutMs, 300 ms\)/)
     await sleep(1500)
     expect(fs.existsSync(path.join(ws, 'late'))).toBe(false)
   })

@@ -5,10 +5,11 @@
  * capped output. The call's signal and the deadline kill the whole group
  * (SIGTERM, then SIGKILL after a grace period long enough for landlock-run
  * to reap what the command started). A non-zero exit is a normal result
- * that reports the code, as in Claude Code; a deadline or a sandbox that
- * cannot start is an error.
+ * that reports the code, as in Claude Code; a sandbox that cannot start is
+ * an error, and the deadline ends the call `TIMEOUT`, naming the limit.
  */
 import { execa } from 'execa'
+import { KernelError } from '@dsh/kernel'
 import type { Context } from 'cordis'
 import { sandboxEnv, type Confined } from '@dsh/sandbox'
 import type { ToolDefinition } from '@dsh/tools'
@@ -97,7 +98,10 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       if (call.signal.aborted) throw new Error('bash was aborted; its process group was killed')
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(out.stdout), out.stderr && `[stderr]\n${chomp(out.stderr)}`].filter(Boolean).join('\n')
-      if (out.timedOut) throw new Error(`bash: the command timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}`)
+      if (out.timedOut) {
+        const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`
+        throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}`)
+      }
       if (out.exitCode === LAUNCHER_ERROR && confined.backend !== 'none' && /^landlock-run: /m.test(out.stderr)) {
         throw new Error(`bash: the sandbox could not start the command: ${out.stderr.trim()}`)
       }
