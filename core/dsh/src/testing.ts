@@ -66,3 +66,5 @@ export function answerApprovals(
 export function testTool(name: string, execute: ToolDefinition['execute'] = () => 'ok', extra: Partial<ToolDefinition> = {}): ToolDefinition {
   return { name, description: `test tool ${name}`, parameters: { type: 'object' }, execute, ...extra }
 }
+
+export { loadPlugin } from './load-plugin.js'

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { createTestKernel, type TestKernel } from 'dsh/testing'
+import { createTestKernel, loadPlugin, type TestKernel } from 'dsh/testing'
 import * as denyPattern from './src/index.js'
 
 let workspace: string
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 it('denies a matching bash command and runs any other', async () => {
   k = await createTestKernel({ sandbox: { workspace }, plugins: { 'workspace-tools': {} } })
-  k.ctx.plugin(denyPattern, { patterns: ['\\brm\\s+-rf\\b'] })
+  await loadPlugin(k.ctx, denyPattern, { patterns: ['\\brm\\s+-rf\\b'] })
 
   const denied = await k.call('bash', { command: 'rm -rf build' })
   expect(denied.isError).toBe(true)
@@ -37,7 +37,7 @@ it('denies a matching bash command and runs any other', async () => {
 
 it('is what denied: once disposed, the same command runs', async () => {
   k = await createTestKernel({ sandbox: { workspace }, plugins: { 'workspace-tools': {} } })
-  const fork = k.ctx.plugin(denyPattern, { patterns: ['^echo denied$'] })
+  const fork = await loadPlugin(k.ctx, denyPattern, { patterns: ['^echo denied$'] })
   expect((await k.call('bash', { command: 'echo denied' })).error?.code).toBe('DENIED')
   fork.dispose()
   expect((await k.call('bash', { command: 'echo denied' })).value).toMatchObject({ stdout: 'denied\n' })
@@ -46,7 +46,7 @@ it('is what denied: once disposed, the same command runs', async () => {
 it('checks only the configured tools, and refuses a call of one without a command', async () => {
   k = await createTestKernel({ sandbox: { workspace } })
   k.ctx.tools.register({ name: 'shell', description: 'a stand-in', parameters: { type: 'object' }, execute: () => 'ran' })
-  k.ctx.plugin(denyPattern, { patterns: ['x'], tools: ['shell'] })
+  await loadPlugin(k.ctx, denyPattern, { patterns: ['x'], tools: ['shell'] })
   expect((await k.call('shell', { command: 'x' })).error?.code).toBe('DENIED')
   expect((await k.call('shell', { script: 'x' })).error).toEqual({ code: 'DENIED', message: 'deny-pattern: shell has no command to check' })
   expect((await k.call('shell', { command: 'y' })).content).toEqual([{ type: 'text', text: 'ran' }])

@@ -1,7 +1,7 @@
 // The tests of the tour example: each hook it adds, each with the case where
 // it must not help.
 import { afterEach, expect, it } from 'vitest'
-import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
+import { createTestKernel, loadPlugin, testTool, type TestKernel } from 'dsh/testing'
 import type { Execution } from 'dsh'
 import * as tour from './src/index.js'
 
@@ -17,7 +17,7 @@ async function start(config: Partial<tour.Config> = {}) {
   k = await createTestKernel()
   // a stand-in named bash: it echoes its command
   k.ctx.tools.register(testTool('bash', (args) => `ran ${String(args.command)}`))
-  k.ctx.plugin(tour, config)
+  await loadPlugin(k.ctx, tour, config)
   return k
 }
 
