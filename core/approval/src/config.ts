@@ -3,7 +3,7 @@
  * boundary with the bad value and its key in the message.
  */
 import Schema from 'schemastery'
-import { KernelError } from '@dsh/kernel'
+import { KernelError, rejectUnknownKeys } from '@dsh/kernel'
 import type { ApprovalPolicy } from './events.js'
 import { getPreset } from './presets.js'
 
@@ -32,14 +32,10 @@ export const ApprovalConfigSchema: Schema<ApprovalConfig> = Schema.object({
   preset: Schema.string().description('a preset: read-only, auto, workspace-write, full-access'),
 })
 
-const KEYS = new Set(['policy', 'timeoutMs', 'preset'])
-
 export function resolveApprovalConfig(config: unknown = {}): ResolvedApprovalConfig {
   const c = (config ?? {}) as Record<string, unknown>
   if (typeof c !== 'object' || Array.isArray(c)) throw new KernelError('INVALID_CONFIG', `approval config must be an object, got ${JSON.stringify(config)}`)
-  for (const key of Object.keys(c)) {
-    if (!KEYS.has(key)) throw new KernelError('INVALID_CONFIG', `unknown key approval.${key}`, { details: { path: `approval.${key}` } })
-  }
+  rejectUnknownKeys(ApprovalConfigSchema, c, 'approval')
   if (c.policy !== undefined && c.policy !== 'ask' && c.policy !== 'never') {
     throw new KernelError('INVALID_CONFIG', `approval.policy must be "ask" or "never", got ${JSON.stringify(c.policy)}`, { details: { path: 'approval.policy' } })
   }

@@ -3,7 +3,7 @@
  * an error naming the key (schemastery keeps them, so they are rejected here).
  */
 import Schema from 'schemastery'
-import { KernelError, SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
+import { KernelError, rejectUnknownKeys, SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
 import type { ToolsMode } from '@dsh/tools'
 
 export interface KernelOptions {
@@ -56,18 +56,6 @@ export const KernelOptionsSchema = Schema.object({
   plugins: Schema.dict(Schema.any()),
   configFile: Schema.string(),
 })
-
-/** Throw INVALID_CONFIG naming the first key a schema does not know. */
-export function rejectUnknownKeys(schema: Schema, value: unknown, path: string): void {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return
-  if (schema.type === 'object' && schema.dict) {
-    for (const key of Object.keys(value)) {
-      const child = schema.dict[key]
-      if (!child) throw new KernelError('INVALID_CONFIG', `unknown key ${path ? `${path}.` : ''}${key}`, { details: { path: `${path ? `${path}.` : ''}${key}` } })
-      rejectUnknownKeys(child, (value as Record<string, unknown>)[key], `${path ? `${path}.` : ''}${key}`)
-    }
-  }
-}
 
 export function checkOptions(options: unknown, where = 'createKernel options'): KernelOptions {
   if (options === undefined) return {}

@@ -8,9 +8,8 @@ import type { Context, ForkScope } from 'cordis'
 import { createRequire } from 'node:module'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { describeError, KernelError } from '@dsh/kernel'
+import { describeError, KernelError, rejectUnknownKeys } from '@dsh/kernel'
 import type Schema from 'schemastery'
-import { rejectUnknownKeys } from './options.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel'] as const
 

@@ -9,7 +9,7 @@ import { Context, Service } from 'cordis'
 import { realpathSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import Schema from 'schemastery'
-import { describeError, KernelError, type Session, type SessionEvent } from '@dsh/kernel'
+import { describeError, KernelError, rejectUnknownKeys, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
 import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
 import { restoreProtected, snapshotProtected } from './protected.js'
@@ -221,9 +221,7 @@ export class SandboxService extends Service {
 
 function checkConfig(config: SandboxConfig): Required<Omit<SandboxConfig, 'backends'>> {
   if (!config || typeof config !== 'object' || Array.isArray(config)) throw new KernelError('INVALID_CONFIG', 'sandbox config must be an object')
-  for (const key of Object.keys(config)) {
-    if (!Object.hasOwn(SandboxConfig.dict!, key)) throw new KernelError('INVALID_CONFIG', `unknown key sandbox.${key}`, { details: { path: `sandbox.${key}` } })
-  }
+  rejectUnknownKeys(SandboxConfig, config, 'sandbox')
   try {
     SandboxConfig(config)
   } catch (error) {
