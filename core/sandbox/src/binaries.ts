@@ -3,19 +3,18 @@
  * PATH: a fake `bwrap` first on PATH would otherwise run the command
  * unconfined while the call reports full enforcement. System binaries are
  * looked for in fixed directories and must be owned by root (or by us) and
- * writable by nobody else; the launcher is the one this package was built
- * with.
+ * writable by nobody else; the launcher is the one this package ships
+ * (launcher.ts).
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 export const SYSTEM_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin', '/sbin']
 
 export type Found = { path: string } | { reason: string }
 
-/** Why a file may not be trusted as a sandbox binary, or undefined when it may. */
-function distrust(path: string): string | undefined {
+/** Why a file may not be trusted as a sandbox binary (or, `executable` false, as the file that vouches for one), or undefined when it may be. */
+export function distrust(path: string, executable = true): string | undefined {
   const uid = process.getuid?.() ?? 0
   for (const p of [path, dirname(path)]) {
     const st = statSync(p)
@@ -25,6 +24,7 @@ function distrust(path: string): string | undefined {
   }
   const st = statSync(path)
   if (!st.isFile()) return `${path} is not a regular file`
+  if (!executable) return undefined
   try {
     accessSync(path, constants.X_OK)
   } catch {
@@ -50,18 +50,13 @@ export function findSystemBinary(name: string, dirs: readonly string[] = SYSTEM_
   return { reason: reasons.length ? reasons.join('; ') : `${name} was not found in ${dirs.join(', ')}` }
 }
 
-/** native/landlock-run/landlock-run, relative to this file in src/ or lib/. */
-export function defaultLauncherPath(): string {
-  return fileURLToPath(new URL('../../../native/landlock-run/landlock-run', import.meta.url))
-}
-
 /** The real path of a trusted launcher binary at `path`. */
 export function checkBinary(path: string): Found {
   let real: string
   try {
     real = realpathSync(path)
   } catch {
-    return { reason: `${path} does not exist (is the native build done? npm run build)` }
+    return { reason: `${path} does not exist` }
   }
   const why = distrust(real)
   return why ? { reason: why } : { path: real }

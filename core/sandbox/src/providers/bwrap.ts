@@ -12,7 +12,8 @@
  */
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkBinary, defaultLauncherPath, findSystemBinary } from '../binaries.js'
+import { checkBinary, findSystemBinary } from '../binaries.js'
+import { bundledLauncher } from '../launcher.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { PROTECTED_NAMES } from '../protected.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -20,7 +21,7 @@ import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } f
 export interface BwrapOptions {
   /** the bwrap binary (default: found in the system directories at probe time) */
   bwrap?: string
-  /** the launcher run inside (default: the one built in native/landlock-run) */
+  /** the launcher run inside (default: the one this package ships, checked against its manifest) */
   launcher?: string
 }
 
@@ -91,7 +92,7 @@ export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
     async probe(): Promise<ProbeResult> {
       const found = options.bwrap ? checkBinary(options.bwrap) : findSystemBinary('bwrap')
       if ('reason' in found) return { available: false, reason: found.reason }
-      const inner = checkBinary(options.launcher ?? defaultLauncherPath())
+      const inner = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
       if ('reason' in inner) return { available: false, path: found.path, reason: `the launcher run inside bwrap: ${inner.reason}` }
       const write = await probeReadOnlyWrite('bwrap', (argv, policy) => bwrapArgs(found.path, inner.path, argv, policy))
       if (write.available) [bwrap, launcher] = [found.path, inner.path]

@@ -7,12 +7,13 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { execa } from 'execa'
 import { describeError, type JsonValue } from '@dsh/kernel'
-import { checkBinary, defaultLauncherPath } from '../binaries.js'
+import { checkBinary } from '../binaries.js'
+import { bundledLauncher } from '../launcher.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockOptions {
-  /** the launcher binary (default: the one built in native/landlock-run) */
+  /** the launcher binary (default: the one this package ships, checked against its manifest) */
   launcher?: string
 }
 
@@ -61,7 +62,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
     name: 'landlock',
     platforms: ['linux'],
     async probe(): Promise<ProbeResult> {
-      const found = checkBinary(options.launcher ?? defaultLauncherPath())
+      const found = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
       if ('reason' in found) return { available: false, reason: found.reason }
       const path = found.path
       let details: JsonValue

@@ -1,0 +1,181 @@
+/**
+ * Every workspace package, packed with `npm pack` and installed from the
+ * tarballs into an empty project outside the repository, works there: one copy
+ * of the shared core packages, the Landlock launcher inside @dsh/sandbox, `npx
+ * dsh demo` confined by a real backend, `dsh mcp` answering the official MCP SDK
+ * client. Everything the project runs runs with the repository hidden (an empty
+ * read-only tmpfs over it in a private mount namespace), so nothing is found
+ * through a path into the checkout.
+ */
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { sandboxBackend, skipWhen } from '../backends.js'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const target = `${process.platform}-${process.arch}`
+const backend = await sandboxBackend()
+
+interface Manifest {
+  name: string
+  version: string
+  private?: boolean
+  dependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+}
+
+/** The root package.json's workspace globs (`dir/*` or a plain directory), expanded. */
+function workspaceDirs(): string[] {
+  const globs = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces
+  return globs.flatMap((glob) => {
+    if (!glob.endsWith('/*')) return [glob]
+    const base = glob.slice(0, -2)
+    return fs.readdirSync(path.join(root, base)).sort().map((name) => `${base}/${name}`)
+  }).filter((dir) => fs.existsSync(path.join(root, dir, 'package.json')))
+}
+
+const manifestOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as Manifest
+const workspaces = workspaceDirs().map((dir) => ({ dir, manifest: manifestOf(dir) })).filter((w) => !w.manifest.private)
+const plugins = workspaces.filter((w) => w.dir.startsWith('plugins/'))
+// the packages a plugin must share with the kernel it is loaded into (one copy each)
+const SHARED = ['@dsh/kernel', '@dsh/tools', '@dsh/approval', '@dsh/sandbox', '@dsh/system-prompt', 'cordis']
+
+/** Whether a private mount namespace with a tmpfs over the repository can be made here. */
+function canHide(): string | undefined {
+  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o ro,size=4k dsh-hidden "$0" && ! test -e "$0/package.json"', root], { encoding: 'utf8' })
+  if (run.error) return `unshare cannot run: ${run.error.message}`
+  return run.status === 0 ? undefined : `a private mount namespace is not permitted here: ${run.stderr.trim()}`
+}
+
+const cannotHide = canHide()
+if (cannotHide) console.warn(`running the installed project without hiding the repository (${cannotHide}); it still runs from a temp dir outside it`)
+
+/** argv running `argv` with the repository hidden, where that is possible. */
+function hidden(argv: string[]): string[] {
+  if (cannotHide) return argv
+  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o ro,size=4k dsh-hidden "$0" && exec "$@"', root, ...argv]
+}
+
+/** PATH without any directory inside the repository (vitest runs with node_modules/.bin on it). */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('npm_') && !key.startsWith('VITEST')) env[key] = value
+  env.PATH = (process.env.PATH ?? '').split(':').filter((dir) => dir && path.relative(root, dir).startsWith('..')).join(':')
+  delete env.NODE_PATH
+  delete env.NODE_OPTIONS
+  return env
+}
+
+let work: string
+let project: string
+
+function run(argv: string[], timeout = 120_000) {
+  const [command, ...args] = hidden(argv)
+  return spawnSync(command, args, { cwd: project, env: cleanEnv(), encoding: 'utf8', timeout })
+}
+
+beforeAll(() => {
+  work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-pack-')))
+  expect(path.relative(root, work).startsWith('..'), 'the project lies outside the repository').toBe(true)
+  const packs = path.join(work, 'tarballs')
+  project = path.join(work, 'project')
+  fs.mkdirSync(packs)
+  fs.mkdirSync(project)
+  const pack = spawnSync('npm', ['pack', '--workspaces', '--pack-destination', packs, '--json', '--silent'], { cwd: root, encoding: 'utf8', timeout: 240_000 })
+  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`)
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'dsh-user', private: true, type: 'module' }))
+  const tarballs = fs.readdirSync(packs).map((name) => path.join(packs, name))
+  // from the local tarballs; third-party packages come from the npm cache where they are there already
+  const install = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs], { cwd: project, env: cleanEnv(), encoding: 'utf8', timeout: 300_000 })
+  if (install.status !== 0) throw new Error(`npm install of the tarballs failed:\n${install.stderr}`)
+}, 600_000)
+
+afterAll(async () => {
+  if (work) await fs.promises.rm(work, { recursive: true, force: true })
+}, 120_000)
+
+const installed = (...parts: string[]) => path.join(project, 'node_modules', ...parts)
+
+describe('the packages, installed from their tarballs', () => {
+  it('every workspace package is packed and installed; dsh depends on every bundled plugin; shared packages are installed once', () => {
+    for (const { manifest } of workspaces) expect(fs.existsSync(installed(manifest.name, 'package.json')), manifest.name).toBe(true)
+    const dsh = workspaces.find((w) => w.manifest.name === 'dsh')!.manifest
+    for (const { manifest } of plugins) {
+      expect(dsh.dependencies?.[manifest.name], `dsh depends on ${manifest.name}`).toBe(manifest.version)
+      for (const name of SHARED) expect(manifest.dependencies?.[name], `${manifest.name} takes ${name} as a peer, not its own copy`).toBeUndefined()
+    }
+    const copies = (name: string) => spawnSync('find', [installed(), '-path', `*/node_modules/${name}/package.json`], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean)
+    for (const name of SHARED) expect(copies(name), name).toEqual([installed(name, 'package.json')])
+  })
+
+  it('@dsh/sandbox holds a static launcher for this machine, the build its manifest records', () => {
+    const manifest = JSON.parse(fs.readFileSync(installed('@dsh/sandbox', 'native', 'manifest.json'), 'utf8'))
+    const entry = manifest.launchers[target]
+    expect(entry).toMatchObject({ path: `${target}/landlock-run`, static: true })
+    expect(createHash('sha256').update(fs.readFileSync(installed('@dsh/sandbox', 'native', entry.path))).digest('hex')).toBe(entry.sha256)
+    // linux-arm64 is packed too wherever Debian's cross compiler is installed
+    if (process.arch === 'x64' && spawnSync('aarch64-linux-gnu-gcc', ['--version']).status === 0) expect(manifest.launchers['linux-arm64']).toMatchObject({ static: true })
+  })
+
+  it.skipIf(skipWhen(backend === undefined, 'the installed demo', 'no sandbox backend can run here'))('npx dsh demo: exit 0, confined by this machine\'s backend, the shell steps ok', () => {
+    const demo = run(['npx', '--no-install', 'dsh', 'demo'])
+    expect(demo.stderr).toBe('')
+    expect(demo.status).toBe(0)
+    expect(demo.stdout).toContain(`sandbox backend: ${backend}\n`)
+    expect(demo.stdout).toMatch(/1\. a shell command runs confined.*\n\s+ok hello from Linux/)
+    expect(demo.stdout).toMatch(/4\. code mode.*\n\s+ok \{"files":\["approved.txt"\],"bytes":23/)
+    expect(demo.stdout).toMatch(/5\. a large output is spilled.*\n\s+ok 1 2 3/)
+    expect(demo.stdout).not.toMatch(/SANDBOX_UNAVAILABLE|scripted to end/)
+  }, 180_000)
+
+  it('dsh mcp with no config lists the same tools as the checkout\'s; with a dsh.yml its bash runs confined', async () => {
+    const listed = async (cwd: string, argv: string[]) => {
+      const [command, ...args] = argv
+      const client = new Client({ name: 'pack-test', version: '1.0.0' })
+      await client.connect(new StdioClientTransport({ command, args, cwd, env: cleanEnv(), stderr: 'pipe' }))
+      try {
+        return { names: (await client.listTools()).tools.map((tool) => tool.name).sort(), client }
+      } catch (error) {
+        await client.close()
+        throw error
+      }
+    }
+    const empty = fs.mkdtempSync(path.join(work, 'no-config-'))
+    const repo = await listed(empty, [process.execPath, path.join(root, 'core/dsh/lib/cli.js'), 'mcp'])
+    await repo.client.close()
+    const bare = await listed(project, hidden([installed('.bin', 'dsh'), 'mcp']))
+    await bare.client.close()
+    expect(bare.names).toEqual(repo.names)
+
+    fs.writeFileSync(path.join(project, 'dsh.yml'), `sandbox:\n  workspace: ${project}\nplugins:\n  workspace-tools:\n    workspace: ${project}\n`)
+    try {
+      const configured = await listed(project, hidden([installed('.bin', 'dsh'), 'mcp']))
+      try {
+        expect(configured.names).toEqual(expect.arrayContaining(['bash', 'edit', 'ls', 'read', 'write']))
+        if (backend) {
+          const result = await configured.client.callTool({ name: 'bash', arguments: { command: 'echo confined; touch made 2>/dev/null || echo refused' } }) as { isError?: boolean; content: Array<{ text?: string }> }
+          expect(result.isError).toBeFalsy()
+          expect(result.content.map((c) => c.text).join('')).toMatch(/confined\s+refused/)
+          expect(fs.existsSync(path.join(project, 'made'))).toBe(false)
+        }
+      } finally {
+        await configured.client.close()
+      }
+    } finally {
+      fs.rmSync(path.join(project, 'dsh.yml'))
+    }
+  }, 180_000)
+
+  it.skipIf(skipWhen(backend === undefined, 'the installed launcher tamper test', 'no sandbox backend can run here'))('an installed launcher changed after packing is refused by both backends: confinement fails closed', () => {
+    fs.appendFileSync(installed('@dsh/sandbox', 'native', target, 'landlock-run'), '\0')
+    const demo = run(['npx', '--no-install', 'dsh', 'demo'])
+    expect(demo.stdout).toMatch(/1\. a shell command runs confined.*\n.*\n\s+SANDBOX_UNAVAILABLE bash: no sandbox backend can confine the command/)
+    expect(demo.stdout).not.toMatch(/ok hello from Linux/)
+    expect(demo.status).not.toBe(0)
+  }, 180_000)
+})
