@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 // the pool is internal: its failure paths are reached through a broken worker entry
 import { defaultCodeLimits } from '../../core/code-runtime/src/limits.js'
 import { PoolWorker } from '../../core/code-runtime/src/pool-worker.js'
@@ -57,8 +57,9 @@ describe('a worker whose sub-call channel goes wrong', () => {
     const outcome = await run.done
     expect(outcome).toMatchObject({ ok: false, code: 'THREW' })
     expect(outcome.ok || outcome.message).toMatch(/stopped during the run: a sub-call record is malformed/)
-    // a fresh thread was started in its place
-    await new Promise(resolve => setTimeout(resolve, 200))
+    // a fresh thread was started in its place (it says so with its idle callback: on a loaded machine
+    // a thread takes far longer than usual to start, so wait for it, within a bound)
+    await vi.waitFor(() => expect(events.idle).toBe(2), { timeout: 10_000, interval: 20 })
     expect(worker.state).toBe('idle')
     expect(events.idle).toBe(2)
     await worker.close()
