@@ -7,19 +7,15 @@ import { SpanStatusCode } from '@opentelemetry/api'
 import type { Context } from 'cordis'
 import { answerApprovals, createTestKernel, type TestKernel } from 'dsh/testing'
 import type { KernelOptions } from 'dsh'
-import { otelTestTools, recordSpans, type Recorder } from './helpers.js'
+import { cleanup, otelTestTools, recordSpans, tracked, type Recorder } from './helpers.js'
 
 let k: TestKernel | undefined
 let rec: Recorder | undefined
-afterEach(async () => {
-  await k?.cleanup()
-  await rec?.shutdown()
-  k = rec = undefined
-})
+afterEach(cleanup)
 
 async function askingKernel(options: KernelOptions = {}) {
   rec = recordSpans()
-  k = await createTestKernel({ ...options, plugins: { otel: {} } })
+  k = tracked(await createTestKernel({ ...options, plugins: { otel: {} } }))
   k.ctx.plugin({
     name: 'asker',
     inject: ['tools'],
@@ -96,7 +92,7 @@ describe('otel: approvals', () => {
 
   it('records an approved escalation of the sandbox mode', async () => {
     rec = recordSpans()
-    k = await createTestKernel({ plugins: { otel: {} } })
+    k = tracked(await createTestKernel({ plugins: { otel: {} } }))
     k.ctx.plugin({
       name: 'escalate',
       inject: ['tools'],

@@ -6,7 +6,21 @@
 import { trace } from '@opentelemetry/api'
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
 import type { Context } from 'cordis'
-import { testTool } from 'dsh/testing'
+import { testTool, type TestKernel } from 'dsh/testing'
+
+/** what a test set up and must take down: kernels, providers */
+const live: Array<() => Promise<void>> = []
+
+/** Take down, newest first, every kernel `tracked` and every recorder a test started (for `afterEach`). */
+export async function cleanup(): Promise<void> {
+  for (const down of live.splice(0).reverse()) await down()
+}
+
+/** A kernel `cleanup` disposes (and whose directory it removes) after the test. */
+export function tracked(k: TestKernel): TestKernel {
+  live.push(() => k.cleanup())
+  return k
+}
 
 export interface Recorder {
   provider: NodeTracerProvider
@@ -17,12 +31,17 @@ export interface Recorder {
   shutdown(): Promise<void>
 }
 
-/** Register a provider exporting to memory (plus any extra processors); `shutdown` unregisters it. */
+/** Register a provider exporting to memory (plus any extra processors); `shutdown` (or `cleanup`) unregisters it. */
 export function recordSpans(extra: SpanProcessor[] = []): Recorder {
   const exporter = new InMemorySpanExporter()
   const provider = new NodeTracerProvider({ spanProcessors: [...extra, new SimpleSpanProcessor(exporter)] })
   trace.setGlobalTracerProvider(provider)
   const spans = () => exporter.getFinishedSpans()
+  const shutdown = async () => {
+    await provider.shutdown()
+    trace.disable()
+  }
+  live.push(shutdown)
   return {
     provider,
     exporter,
@@ -32,10 +51,7 @@ export function recordSpans(extra: SpanProcessor[] = []): Recorder {
       if (found.length !== 1) throw new Error(`expected one span for ${callId}, found ${found.length}`)
       return found[0]
     },
-    async shutdown() {
-      await provider.shutdown()
-      trace.disable()
-    },
+    shutdown,
   }
 }
 

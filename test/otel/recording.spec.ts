@@ -9,19 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Context } from 'cordis'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import { cutToBytes } from '@dsh/otel'
-import { otelTestTools, recordSpans, type Recorder } from './helpers.js'
+import { cleanup, otelTestTools, recordSpans, tracked, type Recorder } from './helpers.js'
 
 let k: TestKernel | undefined
 let rec: Recorder | undefined
-afterEach(async () => {
-  await k?.cleanup()
-  await rec?.shutdown()
-  k = rec = undefined
-})
+afterEach(cleanup)
 
 async function kernel(config: Record<string, unknown> = {}, plugins: Record<string, unknown> = {}) {
   rec = recordSpans()
-  k = await createTestKernel({ plugins: { otel: config, ...plugins } })
+  k = tracked(await createTestKernel({ plugins: { otel: config, ...plugins } }))
   k.ctx.plugin({ name: 'otel-test-tools', inject: ['tools'], apply: (ctx: Context) => otelTestTools(ctx) })
   return k
 }

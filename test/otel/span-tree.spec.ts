@@ -3,19 +3,15 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import { AlwaysOffSampler, InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node'
 import type { Context } from 'cordis'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
-import { otelTestTools, recordSpans, type Recorder } from './helpers.js'
+import { cleanup, otelTestTools, recordSpans, tracked, type Recorder } from './helpers.js'
 
 let k: TestKernel | undefined
 let rec: Recorder | undefined
-afterEach(async () => {
-  await k?.cleanup()
-  await rec?.shutdown()
-  k = rec = undefined
-})
+afterEach(cleanup)
 
 async function codeKernel(config = {}) {
   rec = recordSpans()
-  k = await createTestKernel({ tools: { mode: 'code' }, plugins: { otel: config } })
+  k = tracked(await createTestKernel({ tools: { mode: 'code' }, plugins: { otel: config } }))
   k.ctx.plugin({ name: 'otel-test-tools', inject: ['tools'], apply: (ctx: Context) => otelTestTools(ctx) })
   return k
 }
@@ -137,7 +133,7 @@ describe('otel: sampling and the host\'s context', () => {
     const provider = new NodeTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] })
     trace.setGlobalTracerProvider(provider)
     try {
-      k = await createTestKernel({ tools: { mode: 'code' }, plugins: { otel: {} } })
+      k = tracked(await createTestKernel({ tools: { mode: 'code' }, plugins: { otel: {} } }))
       k.ctx.plugin({ name: 'otel-test-tools', inject: ['tools'], apply: (ctx: Context) => otelTestTools(ctx) })
       const result = await k.call('run_code', { code: `await tools.echo({ text: 'a' }); try { await tools.secret({}) } catch {} return 1` })
       expect(result.isError).toBe(false)
