@@ -10,7 +10,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { describeError } from '@dsh/kernel'
 import { createKernel, type Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
-import { checkPluginConfig, importPlugin } from '../plugins.js'
+import { loadPlugin } from '../load-plugin.js'
+import { importPlugin } from '../plugins.js'
 import { createMcpServer } from './server.js'
 import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
@@ -112,5 +113,5 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
 async function plugOtel(kernel: Kernel): Promise<void> {
   if (kernel.plugins().some((p) => p.plugin?.name === 'otel')) return
   const plugin = await importPlugin('otel', dirname(fileURLToPath(import.meta.url)))
-  kernel.ctx.plugin(plugin as any, checkPluginConfig('otel', plugin, {}))
+  await loadPlugin(kernel.ctx, plugin)
 }
