@@ -96,9 +96,15 @@ export async function run() {
     const noop = at100.noop
     const calls100 = calls(at100, 100, args)
     await checked(calls100)
-    const alone = await inTurns({ direct: async () => { await noop(args) }, k100: calls100 })
+    // the public path: what the README shows and third-party hosts call, through cordis's context
+    const ctx = at100.kernel.ctx
+    const name = `tool${100 >> 1}`
+    const public100 = (i) => ctx.tools.execute({ callId: `p${i}`, name, arguments: args, session: at100.session })
+    await checked(public100)
+    const alone = await inTurns({ direct: async () => { await noop(args) }, k100: calls100, public100 })
     const direct = median(alone.direct)
     const k100 = median(alone.k100)
+    const publicRatio = median(alone.public100.map((ms, s) => ms / alone.k100[s]))
     const overhead100 = (k100 - direct) * 1000
 
     at1000 = await setup(1000)
@@ -109,6 +115,7 @@ export async function run() {
     const scaling = median(both.k100.map((ms, s) => (both.k1000[s] - direct) / (ms - direct)))
     return [
       { name: 'pipeline.overhead_us', value: overhead100, unit: 'us', target: '<= 25', baseline: { name: 'direct call', value: direct * 1000, unit: 'us' }, note: `loaded: ${at100.loaded.join(', ')}; 3 pre-execute listeners, 2 guards, session log on; ${SAMPLES} samples of ${N} calls, in turns with the baseline` },
+      { name: 'pipeline.public_ratio', value: publicRatio, unit: 'x', target: '<= 1.3', baseline: { name: 'per call through kernel.execute', value: k100 * 1000, unit: 'us' }, note: `${(median(alone.public100) * 1000).toFixed(2)} us per call through kernel.ctx.tools.execute; median of per-sample ratios, in turns` },
       { name: 'pipeline.calls_per_s', value: 1000 / k100, unit: 'calls/s', target: '>= 40000' },
       { name: 'pipeline.scaling_ratio', value: scaling, unit: 'ratio', target: '<= 1.2', baseline: { name: 'overhead with 100 tools', value: (median(both.k100) - direct) * 1000, unit: 'us' }, note: 'median of per-sample ratios, the 100- and 1,000-tool kernels measured in turns' },
     ]

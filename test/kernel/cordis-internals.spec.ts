@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Context, Service } from 'cordis'
-import { cordisInternalsProblems, detachServiceContext, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
+import { cordisInternalsProblems, detachServiceContext, exposeService, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
 
 // the cordis line these internals were checked against; a different one must be re-checked here
 const PINNED = /^3\.18\./
@@ -98,5 +98,37 @@ describe('cordis internals (one module reaches them; each is pinned here)', () =
     root.plugin({ name: 'user', inject: ['dshDetached'], apply(ctx: Context) { seen = (ctx as any).dshDetached.caller() } } as any)
     await root.lifecycle.flush()
     expect(ownerName(seen)).toBe('user')
+  })
+
+  it('an exposed service: each plugin still calls it as itself, a replacement is seen, isolation holds, and another root is untouched', async () => {
+    const root = new Context()
+    class Probe extends Service {
+      constructor(ctx: Context, public label: string) {
+        super(ctx, 'dshExposed', true)
+        detachServiceContext(this)
+      }
+      caller() { return this.ctx }
+    }
+    const first = root.plugin(Probe, 'first' as any)
+    await root.lifecycle.flush()
+    exposeService(root, 'dshExposed')
+    expect(Object.getOwnPropertyDescriptor(root, 'dshExposed')?.get).toBeTypeOf('function')
+    let user: Context | undefined
+    root.plugin({ name: 'user', inject: ['dshExposed'], apply(ctx: Context) { user = ctx } } as any)
+    await root.lifecycle.flush()
+    expect(ownerName((user as any).dshExposed.caller())).toBe('user')
+    expect(ownerName((root as any).dshExposed.caller())).toBe('root')
+    expect(raw((user as any).dshExposed)).toBeInstanceOf(Probe)
+    // the service replaced: the next read gets the new one
+    first.dispose()
+    expect((user as any).dshExposed).toBeUndefined()
+    root.plugin(Probe, 'second' as any)
+    await root.lifecycle.flush()
+    expect(raw((user as any).dshExposed).label).toBe('second')
+    // an isolated context has its own (absent) instance, as without exposure
+    const isolated = root.isolate('dshExposed')
+    expect((isolated as any).dshExposed).toBeUndefined()
+    // nothing leaked onto cordis itself: a fresh root has no such property
+    expect(Object.getOwnPropertyDescriptor(new Context(), 'dshExposed')).toBeUndefined()
   })
 })

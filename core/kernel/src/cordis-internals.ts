@@ -16,6 +16,9 @@
  * - `Context.internal`: which root members are services.
  * - a service's own `ctx` property: cordis builds a shadow context for every traced
  *   member access of a service whose `ctx` is own data.
+ * - `symbols.isolate` / `symbols.store` and the context handler's order: a name the raw
+ *   context has as a property is read from it (then traced for the caller) before cordis
+ *   resolves it as a service — which builds an `Error`, stack and all, on every access.
  */
 import { Context, ReflectService, symbols } from 'cordis'
 
@@ -121,6 +124,35 @@ export function detachServiceContext(service: object): Context {
   return own
 }
 
+const exposed = new WeakMap<object, Set<string>>()
+
+/**
+ * Make `ctx.<name>` read the service straight from cordis's store on this root and every
+ * context under it, instead of through cordis's service lookup (which builds an `Error` with
+ * its stack on every access: ~90 % of a `ctx.tools.execute` call). What the caller gets is
+ * still traced for the caller — cordis traces a property it reads, without wrapping each method
+ * — so inside a service method `this.ctx` is the calling plugin's context, as before; isolation
+ * (`ctx.isolate(name)`) is honoured because the store key is read from the caller's context.
+ * Only this root's contexts are touched, never cordis's prototypes. Lost: cordis's warning for
+ * a plugin that reads the service without declaring `inject`.
+ */
+export function exposeService(ctx: Context, name: string): void {
+  // defined on the context object behind the root's proxy (no defineProperty trap): only this root's contexts see it
+  const root = ctx.root as unknown as Record<PropertyKey, any>
+  let names = exposed.get(root)
+  if (!names) exposed.set(root, (names = new Set()))
+  if (names.has(name) || Object.hasOwn(root, name)) return
+  names.add(name)
+  Object.defineProperty(root, name, {
+    configurable: true,
+    enumerable: false,
+    // `this` is the reading context; assignments never reach here (cordis's set trap takes them)
+    get(this: Record<PropertyKey, any>) {
+      return this[symbols.store][this[symbols.isolate][name]]?.value
+    },
+  })
+}
+
 /** What the installed cordis no longer provides of the above (empty when all holds). */
 export function cordisInternalsProblems(): string[] {
   const problems: string[] = []
@@ -149,5 +181,22 @@ export function cordisInternalsProblems(): string[] {
   const fork = root.plugin({ name: 'dsh-internals-probe', apply() {} } as any)
   if (ownerName(fork.ctx) !== 'dsh-internals-probe') problems.push('scope.runtime.name no longer names the plugin a context belongs to')
   fork.dispose()
+  problems.push(...exposedServiceProblems())
+  return problems
+}
+
+/** Whether `exposeService` still gives each caller the service, traced for that caller. */
+function exposedServiceProblems(): string[] {
+  if (typeof symbols?.store !== 'symbol' || typeof symbols?.isolate !== 'symbol') return ['symbols.store or symbols.isolate is gone: services cannot be read from the store']
+  const root = new Context()
+  const service = { whoAmI(this: { ctx: Context }) { return this.ctx } }
+  root.provide('dshProbe', service)
+  exposeService(root, 'dshProbe')
+  let callerCtx: Context | undefined
+  root.plugin({ name: 'dsh-expose-probe', apply(ctx: Context) { callerCtx = ctx } } as any)
+  const seen = (callerCtx as any)?.dshProbe
+  const problems: string[] = []
+  if (!seen || raw(seen) !== service) problems.push('a service exposed on the root is no longer what a plugin context reads')
+  else if (seen.whoAmI() !== callerCtx) problems.push("an exposed service no longer sees its caller's context as this.ctx")
   return problems
 }

@@ -5,7 +5,7 @@
  * context proxies.
  */
 import { Context, Service } from 'cordis'
-import { detachServiceContext, KernelError, listenerList, ownerName, raw, unwrapArgument } from '@dsh/kernel'
+import { detachServiceContext, exposeService, KernelError, listenerList, ownerName, raw, unwrapArgument } from '@dsh/kernel'
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
@@ -56,6 +56,8 @@ export class ToolService extends Service {
     }
     // a shadow context per traced member access was most of the cost of a registration
     ownContexts.set(this, detachServiceContext(this))
+    // `ctx.tools` is read on every public call (`ctx.tools.execute`): skip cordis's costly service lookup
+    exposeService(ctx, 'tools')
   }
 
   get mode(): ToolsMode {
@@ -144,7 +146,8 @@ export class ToolService extends Service {
 
   /** Run one call through the pipeline. Never rejects. */
   execute(input: ExecuteInput): Promise<ToolResult> {
-    return runPipeline(this.env, input)
+    // through a caller's trace `this.env` is a full trap; the raw service is one symbol read away
+    return runPipeline(raw(this).env, input)
   }
 
   /** The concurrency class of a call (exclusive when unsure). */
