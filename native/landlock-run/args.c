@@ -28,19 +28,22 @@ void fail(const char *fmt, ...)
 
 static void usage(FILE *out)
 {
-	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--no-net] [--min-abi N]"
-	      " -- COMMAND [ARGS...]\n"
+	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--no-net]"
+	      " [--min-abi N] -- COMMAND [ARGS...]\n"
 	      "       landlock-run --probe\n"
 	      "\n"
 	      "  --ro PATH     allow reading and executing beneath PATH\n"
 	      "  --rw PATH     allow every access beneath PATH except creating devices\n"
+	      "  --env N=V     set N=V in the command's environment; the command gets\n"
+	      "                these and nothing else (none: an empty environment)\n"
 	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
 	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
 	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
 	      "  --probe       print what this kernel enforces as one JSON line\n"
 	      "\n"
 	      "Always: no capabilities, no_new_privs, and a seccomp filter refusing\n"
-	      "setuid/setgid modes (chmod, creation), chown, openat2 and io_uring.\n"
+	      "setuid/setgid modes (chmod, creation), chown, openat2, io_uring and the\n"
+	      "keyring calls (a fresh, empty session keyring is joined first).\n"
 	      "\n"
 	      "Exit status: the command's; 128+N if signal N killed it; 126/127 if it\n"
 	      "could not be executed; 125 if the launcher failed (the command never ran).\n",
@@ -66,7 +69,8 @@ void parse_args(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->ro = calloc((size_t)argc, sizeof(*o->ro));
 	o->rw = calloc((size_t)argc, sizeof(*o->rw));
-	if (!o->ro || !o->rw)
+	o->env = calloc((size_t)argc, sizeof(*o->env));
+	if (!o->ro || !o->rw || !o->env)
 		fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -81,6 +85,14 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->probe = 1;
 		} else if (!strcmp(a, "--no-net")) {
 			o->no_net = 1;
+		} else if (!strcmp(a, "--env")) {
+			char *value = argv[++i];
+
+			/* Why: a value without '=' is no variable; execve would pass it on
+			 * and programs would read it in ways nobody chose. */
+			if (!value || !strchr(value, '=') || value[0] == '=')
+				fail("--env wants NAME=VALUE, got '%s'", value ? value : "");
+			o->env[o->n_env++] = value;
 		} else if (!strcmp(a, "--ro") || !strcmp(a, "--rw") || !strcmp(a, "--min-abi")) {
 			const char *value = argv[++i];
 

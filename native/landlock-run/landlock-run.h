@@ -63,6 +63,9 @@ struct ruleset_attr {
 struct options {
 	const char **ro, **rw;
 	int n_ro, n_rw;
+	/* the command's whole environment, NULL-terminated (--env) */
+	char **env;
+	int n_env;
 	int no_net, probe;
 	long min_abi;
 	char **command;
@@ -97,6 +100,9 @@ int build_ruleset(const struct options *o, int abi);
 
 /* probe.c: --probe */
 int probe(void);
+
+/* keyring.c: the command's own session keyring */
+void join_fresh_session_keyring(void);
 
 /* seccomp.c: the BPF filter, installed in the child */
 void install_filter(int no_net);

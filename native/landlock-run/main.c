@@ -2,7 +2,8 @@
  * landlock-run - confine one command with Landlock, supervise it, and leave
  * nothing running when it returns.
  *
- *   landlock-run [--ro PATH]... [--rw PATH]... [--no-net] [--min-abi N] -- COMMAND [ARGS...]
+ *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--no-net] [--min-abi N]
+ *                -- COMMAND [ARGS...]
  *   landlock-run --probe
  *
  * Exit status: the command's own; 128+N when a signal N killed it; 126/127
@@ -14,10 +15,11 @@
  *   ruleset -> subreaper -> clone -> [child] setsid, landlock_restrict_self,
  *   seccomp (always; network rules with --no-net), execvp -> [parent]
  *   supervise, kill and reap every descendant, exit with the command's
- *   status.
+ *   status. The child also joins a fresh session keyring before its
+ *   filter, and execs with exactly the --env entries as its environment.
  *
- * Nothing here reads an environment variable. The only place the
- * environment matters is execvp's PATH lookup of COMMAND itself.
+ * Nothing here reads an environment variable: the caller's environment
+ * is dropped, and execvp's PATH lookup of COMMAND uses the --env PATH.
  *
  * This file holds the order; each step lives with its own concept:
  *   fds.c        inherited file descriptors and stdio
@@ -25,6 +27,7 @@
  *   caps.c       capabilities, bounding set, securebits
  *   ruleset.c    the Landlock ABI, handled rights, path rules, scoping
  *   probe.c      --probe
+ *   keyring.c    the command's own session keyring
  *   seccomp.c    the seccomp rule tables and their BPF program
  *   supervise.c  the cloned child, signal forwarding, killing and reaping
  */

@@ -103,6 +103,13 @@ static const struct rule metadata_rules[] = {
 	{ __NR_io_uring_setup, DENY, 0, 0, ENOSYS },
 	{ __NR_io_uring_enter, DENY, 0, 0, ENOSYS },
 	{ __NR_io_uring_register, DENY, 0, 0, ENOSYS },
+	/* Why: keyrings outlive the call and are shared with the user's
+	 * other programs (the session keyring, root's user keyring): a
+	 * command could read the keys stored there or plant one. Nothing in
+	 * a sandboxed command needs them. */
+	{ __NR_add_key, DENY, 0, 0, EPERM },
+	{ __NR_keyctl, DENY, 0, 0, EPERM },
+	{ __NR_request_key, DENY, 0, 0, EPERM },
 };
 
 /*

@@ -65,9 +65,17 @@ static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0))
 		fail("landlock_restrict_self: %s", strerror(errno));
 	close(ruleset);
+	join_fresh_session_keyring();
 	install_filter(o->no_net);
 	if (sigprocmask(SIG_SETMASK, caller_mask, NULL))
 		fail("sigprocmask: %s", strerror(errno));
+	/* Why replace environ: the command gets exactly the --env entries,
+	 * whatever environment our caller spawned us with (a host that runs
+	 * the confined argv with its own secrets in the environment leaks
+	 * none of them). execvp's PATH lookup then uses the policy's PATH.
+	 * The supervisor shares this memory (CLONE_VM) but reads no
+	 * environment variable after this point. */
+	environ = o->env;
 	execvp(o->command[0], o->command);
 	/* Like a shell: 127 when there is nothing to run, 126 otherwise. */
 	dprintf(STDERR_FILENO, "landlock-run: cannot execute %s: %s\n", o->command[0],

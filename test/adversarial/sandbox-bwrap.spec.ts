@@ -1,4 +1,6 @@
-// The bubblewrap backend under attack (see attacks.ts).
+// The bubblewrap backend under attack (see attacks.ts and holes.ts).
 import { attackSuite } from './attacks.js'
+import { holesSuite } from './holes.js'
 
 await attackSuite('bwrap')
+await holesSuite('bwrap')

@@ -1,4 +1,6 @@
-// The Landlock backend under attack (see attacks.ts).
+// The Landlock backend under attack (see attacks.ts and holes.ts).
 import { attackSuite } from './attacks.js'
+import { holesSuite } from './holes.js'
 
 await attackSuite('landlock')
+await holesSuite('landlock')

@@ -199,6 +199,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       ['a --min-abi above the kernel', (rw) => ['--min-abi', String(abi + 1), '--rw', rw]],
       ['a malformed --min-abi', (rw) => ['--min-abi', '7x', '--rw', rw]],
       ['a flag without its argument', () => ['--rw']],
+      ['an --env without "="', (rw) => ['--env', 'PATH', '--rw', rw]],
+      ['an --env with an empty name', (rw) => ['--env', '=x', '--rw', rw]],
     ]
     for (const [what, flags] of refusals) {
       it(`${what}: exit 125, one line on stderr, and the command never ran`, async () => {
@@ -210,6 +212,13 @@ describe.skipIf(!built.probe)('landlock-run', () => {
         expect(fs.existsSync(marker)).toBe(false)
       })
     }
+
+    it('the command gets exactly the --env entries, none of the environment the launcher was started with', async () => {
+      const withEnv = await run([...BASE, '--env', 'PATH=/usr/bin:/bin', '--env', 'A=b=c', '--', '/usr/bin/env'])
+      expect(withEnv.stdout.trim().split('\n').sort()).toEqual(['A=b=c', 'PATH=/usr/bin:/bin'])
+      const none = await run([...BASE, '--', '/usr/bin/env'])
+      expect([none.code, none.stdout]).toEqual([0, ''])
+    })
 
     it('no command after -- is a launcher error', async () => {
       expect((await run([...BASE, '--'])).code).toBe(125)

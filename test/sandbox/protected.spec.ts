@@ -1,10 +1,11 @@
 // Protected paths: the snapshot before a call and the restore after it, and
 // the lookup the in-process tools use.
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { PROTECTED_NAMES, protectedEntryOf, restoreProtected, snapshotProtected } from '@dsh/sandbox'
+import { gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, restoreProtected, snapshotProtected } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -72,5 +73,76 @@ describe('protected paths', () => {
     expect(protectedEntryOf(roots, '/w/.github/workflows')).toBeUndefined()
     expect(protectedEntryOf(roots, '/elsewhere/.git')).toBeUndefined()
     expect(protectedEntryOf(roots, '/w/..git')).toBeUndefined()
+  })
+})
+
+describe('what protected entries lead to', () => {
+  it('a protected symlink leads to its target, a .git file to its gitdir and commondir, each only inside the roots', () => {
+    const [ws, outside] = [tmp(), tmp()]
+    fs.mkdirSync(path.join(ws, 'decoy'))
+    fs.symlinkSync('decoy', path.join(ws, '.codex'))
+    fs.symlinkSync(outside, path.join(ws, '.claude'))
+    fs.symlinkSync('not-yet/there', path.join(ws, '.dsh'))
+    fs.mkdirSync(path.join(ws, 'wt/realgit'), { recursive: true })
+    fs.writeFileSync(path.join(ws, 'wt/realgit/commondir'), '../../main.git\n')
+    fs.writeFileSync(path.join(ws, '.git'), 'gitdir: wt/realgit\n')
+    expect(linkedTargets(path.join(ws, '.codex'), [ws])).toEqual([path.join(ws, 'decoy')])
+    expect(linkedTargets(path.join(ws, '.claude'), [ws])).toEqual([]) // outside: read-only anyway
+    expect(linkedTargets(path.join(ws, '.dsh'), [ws])).toEqual([path.join(ws, 'not-yet/there')])
+    expect(linkedTargets(path.join(ws, '.git'), [ws])).toEqual([path.join(ws, 'wt/realgit'), path.join(ws, 'main.git')])
+    expect(gitdirOf(path.join(ws, '.git'))).toBe(path.join(ws, 'wt/realgit'))
+    expect(protectedEntryOf([ws], path.join(ws, 'decoy/config.toml'))).toBe(path.join(ws, 'decoy'))
+    expect(protectedEntryOf([ws], path.join(ws, 'wt/realgit/hooks/pre-commit'))).toBe(path.join(ws, 'wt/realgit'))
+    expect(protectedEntryOf([ws], path.join(ws, 'wt/other'))).toBeUndefined()
+    const snapshot = Object.fromEntries(snapshotProtected([ws]).map((e) => [path.relative(ws, e.path), e.kind]))
+    expect(snapshot).toMatchObject({ decoy: 'directory', 'not-yet/there': 'absent', 'wt/realgit': 'directory', 'main.git': 'absent', '.git': 'file' })
+  })
+
+  it('a protected symlink that leads to a writable root is refused, naming both', () => {
+    const ws = tmp()
+    fs.symlinkSync(ws, path.join(ws, '.mcp.json'))
+    expect(() => protectedPathsOf([ws])).toThrow(expect.objectContaining({ code: 'INVALID_POLICY', message: expect.stringContaining(`${path.join(ws, '.mcp.json')} leads to the writable root ${ws}`) }))
+  })
+})
+
+describe('the ledger of protected entries in use', () => {
+  it('an overlapping lease inherits the first record; only the last release restores', () => {
+    const ws = tmp()
+    const entry = path.join(ws, '.git')
+    const a = leaseProtected([entry], [ws])
+    expect(a.entries[0].kind).toBe('absent')
+    fs.mkdirSync(entry) // made during A
+    const b = leaseProtected([entry], [ws])
+    expect(b.entries[0].kind).toBe('absent') // not what B sees now
+    expect(a.release()).toEqual([])
+    expect(fs.existsSync(entry)).toBe(true)
+    expect(b.release()).toEqual([entry])
+    expect(fs.existsSync(entry)).toBe(false)
+    expect(b.release()).toEqual([]) // once
+    const c = leaseProtected([entry], [ws]) // a fresh record after the last release
+    fs.mkdirSync(entry)
+    expect(c.release()).toEqual([entry])
+  })
+
+  it('a lease held by a process that died does not count', () => {
+    const ws = tmp()
+    const entry = path.join(ws, '.claude')
+    const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    // another process takes the entry while it is absent, then dies without releasing it
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', `import { leaseProtected } from ${JSON.stringify(lib)}; leaseProtected([${JSON.stringify(entry)}], [${JSON.stringify(ws)}])`], { encoding: 'utf8' })
+    expect(child.status, child.stderr).toBe(0)
+    fs.mkdirSync(entry) // the user's own, made after that process is gone
+    const lease = leaseProtected([entry], [ws])
+    expect(lease.entries[0].kind).toBe('directory')
+    expect(lease.release()).toEqual([])
+    expect(fs.existsSync(entry)).toBe(true)
+  })
+
+  it('the ledger is private to this user and never inside a writable root', () => {
+    const dir = ledgerDir()
+    const st = fs.statSync(dir)
+    expect(st.mode & 0o077).toBe(0)
+    expect(st.uid).toBe(process.getuid!())
+    expect(() => ledgerDir([path.dirname(dir)])).toThrow(/lies inside the writable root/)
   })
 })

@@ -22,6 +22,9 @@ const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => (
 /** The flag pairs/triples of an argv, for order checks. */
 const at = (argv: string[], ...seq: string[]) => argv.findIndex((_, i) => seq.every((s, j) => argv[i + j] === s))
 
+// the launcher starts the command with exactly the policy's environment
+const envArgs = (ws: string) => ['--env', 'PATH=/usr/local/bin:/usr/bin:/bin', '--env', `HOME=${ws}`, '--env', 'LANG=C.UTF-8']
+
 describe('bwrap profile', () => {
   it('read-only: namespaces, caps dropped, private /tmp before the workspace, the workspace bound read-only, launcher with --no-net', () => {
     const ws = tmp()
@@ -35,7 +38,7 @@ describe('bwrap profile', () => {
     // a launcher under /tmp stays reachable: bound after the private /tmp
     expect(at(argv, '--ro-bind', '/l/landlock-run', '/l/landlock-run')).toBeGreaterThan(at(argv, '--tmpfs', '/tmp'))
     const inner = argv.slice(argv.indexOf('--') + 1)
-    expect(inner).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
+    expect(inner).toEqual(['/l/landlock-run', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
     expect(bwrapUnenforced(ro(ws))).toEqual([])
   })
 
@@ -50,7 +53,7 @@ describe('bwrap profile', () => {
     for (const p of ['.git', '.mcp.json'].map((n) => path.join(ws, n))) expect(at(argv, '--ro-bind', p, p)).toBeGreaterThan(at(argv, '--bind', ws, ws))
     expect(argv.filter((a) => a.includes('.claude'))).toEqual([]) // absent: nothing to bind
     expect(at(argv, '--chdir', ws)).toBeGreaterThan(0)
-    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
+    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
     expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths'])
   })
 
@@ -60,7 +63,7 @@ describe('bwrap profile', () => {
     fs.writeFileSync(path.join(ws, '.mcp.json'), '{}')
     expect(bwrapUnenforced(rw(ws))).toEqual([])
     fs.rmSync(path.join(ws, '.codex'), { recursive: true })
-    fs.symlinkSync(ws, path.join(ws, '.codex'))
+    fs.symlinkSync(tmp(), path.join(ws, '.codex'))
     expect(bwrapUnenforced(rw(ws))).toEqual(['protected-symlinks'])
   })
 
@@ -77,12 +80,12 @@ describe('landlock rules', () => {
   const hostRules = ['--ro', '/usr', '--ro', '/etc', '--ro', '/proc', '--rw', '/dev/null']
 
   it('read-only: the host rules plus the workspace read-only, --no-net', () => {
-    expect(landlockArgs(ro('/tmp/ws'), hostRules)).toEqual([...hostRules, '--ro', '/tmp/ws', '--no-net'])
+    expect(landlockArgs(ro('/tmp/ws'), hostRules)).toEqual([...envArgs('/tmp/ws'), ...hostRules, '--ro', '/tmp/ws', '--no-net'])
   })
 
   it('workspace-write: every root --rw; network on drops --no-net', () => {
     expect(landlockArgs(rw('/tmp/ws', { writableRoots: ['/tmp/ws', '/tmp/b'], network: 'on' }), hostRules))
-      .toEqual([...hostRules, '--rw', '/tmp/ws', '--rw', '/tmp/b'])
+      .toEqual([...envArgs('/tmp/ws'), ...hostRules, '--rw', '/tmp/ws', '--rw', '/tmp/b'])
   })
 
   it('reports what Landlock cannot enforce, by mode, network and ABI', () => {

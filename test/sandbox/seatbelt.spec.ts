@@ -53,7 +53,8 @@ describe('seatbelt profile text', () => {
     const argv = seatbeltArgs(['/bin/sh', '-c', 'true'], policy({ mode: 'workspace-write', writableRoots: [ws] }))
     expect(argv[0]).toBe(SANDBOX_EXEC)
     expect(argv[1]).toBe('-p')
-    expect(argv.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'true'])
+    // the environment is fixed inside the profile: env -i with only the policy's variables
+    expect(argv.slice(argv.indexOf('--'))).toEqual(['--', '/usr/bin/env', '-i', 'PATH=/usr/local/bin:/usr/bin:/bin', `HOME=${ws}`, 'LANG=C.UTF-8', '/bin/sh', '-c', 'true'])
     expect(argv.filter((a) => a.startsWith('-D'))).toHaveLength(1 + PROTECTED_NAMES.length)
     expect(argv).toContain(`-DWRITABLE_ROOT_0=${ws}`)
   })

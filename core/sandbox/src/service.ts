@@ -12,7 +12,9 @@ import Schema from 'schemastery'
 import { describeError, KernelError, rejectUnknownKeys, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
 import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
-import { restoreProtected, snapshotProtected } from './protected.js'
+import { confinedEnv } from './env.js'
+import { leaseProtected } from './ledger.js'
+import { protectedPathsOf } from './protected.js'
 import { LOCAL_BACKENDS, localProviders, type LocalBackend } from './providers/local.js'
 import {
   SANDBOX_MODES, type CandidateStatus, type Confined, type NetworkPolicy, type ProbeResult, type ResolvedPolicy,
@@ -88,7 +90,7 @@ export class SandboxService extends Service {
     const command = checkArgv(argv)
     const resolved = this.resolve(policy)
     if (resolved.mode === 'danger-full-access') {
-      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced: Object.freeze([]), cleanup: () => [] })
+      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced: Object.freeze([]), env: Object.freeze({}), cleanup: () => [] })
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
@@ -194,6 +196,8 @@ export class SandboxService extends Service {
   }
 
   private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy): Confined {
+    // Why first: a protected symlink that leads to a writable root is a policy that cannot be enforced (INVALID_POLICY)
+    const protectedPaths = protectedPathsOf(policy.writableRoots)
     let made
     try {
       made = provider.confine(argv, policy)
@@ -203,18 +207,14 @@ export class SandboxService extends Service {
     } catch (error) {
       throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} failed to confine the command: ${describeError(error)}`, { cause: error })
     }
-    const before = snapshotProtected(policy.writableRoots)
-    let cleaned = false
+    const lease = leaseProtected(protectedPaths, policy.writableRoots)
     return Object.freeze({
       argv: Object.freeze([...made.argv]),
       backend: made.backend ?? provider.name,
       enforcement: made.enforcement,
       unenforced: Object.freeze([...made.unenforced]),
-      cleanup: () => {
-        if (cleaned) return []
-        cleaned = true
-        return restoreProtected(before)
-      },
+      env: confinedEnv(policy),
+      cleanup: () => lease.release(),
     })
   }
 }

@@ -41,9 +41,16 @@ export interface Confined {
   /** what the backend could not enforce of the policy (ids in docs/threat-model.md) */
   readonly unenforced: readonly string[]
   /**
+   * The whole environment the command starts with: the argv sets it itself
+   * (whatever environment the host spawns the argv with, the command sees
+   * only this). Empty for `danger-full-access`, which runs as spawned.
+   */
+  readonly env: Readonly<Record<string, string>>
+  /**
    * Call once the command and everything it started are gone: removes a
    * protected path the command created (one that did not exist before) and
-   * restores a protected symlink it replaced. Returns the paths it changed.
+   * restores a protected symlink it replaced — once no overlapping call on
+   * the same entries is still running. Returns the paths it changed.
    */
   cleanup(): string[]
 }

@@ -11,11 +11,11 @@
  * the read-only root out of reach. See docs/decisions/2026-11-30-sandbox-chain.md.
  */
 import { lstatSync } from 'node:fs'
-import { join } from 'node:path'
 import { checkBinary, findSystemBinary } from '../binaries.js'
+import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { probeReadOnlyWrite } from '../probe.js'
-import { PROTECTED_NAMES } from '../protected.js'
+import { protectedPathsOf } from '../protected.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface BwrapOptions {
@@ -25,22 +25,23 @@ export interface BwrapOptions {
   launcher?: string
 }
 
-/** Protected entries of the writable roots, split by what bwrap can do with them. */
+/**
+ * Protected paths of the writable roots (the names, and the targets of
+ * protected symlinks and `.git` files inside the roots), split by what
+ * bwrap can do with them.
+ */
 export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[] } {
   const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[] }
-  for (const root of policy.writableRoots) {
-    for (const name of PROTECTED_NAMES) {
-      const path = join(root, name)
-      let st
-      try {
-        st = lstatSync(path)
-      } catch {
-        out.absent.push(path)
-        continue
-      }
-      // Why apart: a mount on a symlink lands on its target, and the link itself stays replaceable
-      ;(st.isSymbolicLink() ? out.symlinks : out.existing).push(path)
+  for (const path of protectedPathsOf(policy.writableRoots)) {
+    let st
+    try {
+      st = lstatSync(path)
+    } catch {
+      out.absent.push(path)
+      continue
     }
+    // Why apart: the link itself stays replaceable; its target is in the list on its own and bound there
+    ;(st.isSymbolicLink() ? out.symlinks : out.existing).push(path)
   }
   return out
 }
@@ -65,7 +66,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   } else {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }
-  args.push('--chdir', policy.workspace, '--', launcher, '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  args.push('--chdir', policy.workspace, '--', launcher, ...launcherEnvArgs(confinedEnv(policy)), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   for (const root of policy.writableRoots) args.push('--rw', root)
   if (off) args.push('--no-net')
   args.push('--', ...argv)

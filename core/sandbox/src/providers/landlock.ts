@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { execa } from 'execa'
 import { describeError, type JsonValue } from '@dsh/kernel'
 import { checkBinary } from '../binaries.js'
+import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -36,7 +37,7 @@ function hostReadRules(): string[] {
 
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
 export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[]): string[] {
-  const args = [...readRules]
+  const args = [...launcherEnvArgs(confinedEnv(policy)), ...readRules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
   if (policy.network === 'off') args.push('--no-net')

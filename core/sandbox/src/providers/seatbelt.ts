@@ -9,6 +9,7 @@
  */
 import { join } from 'node:path'
 import { checkBinary } from '../binaries.js'
+import { confinedEnv } from '../env.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { PROTECTED_NAMES } from '../protected.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -55,7 +56,9 @@ export function seatbeltProfile(policy: ResolvedPolicy): SeatbeltProfile {
 export function seatbeltArgs(argv: readonly string[], policy: ResolvedPolicy): string[] {
   const { profile, params } = seatbeltProfile(policy)
   const defines = Object.entries(params).map(([name, path]) => `-D${name}=${path}`)
-  return [SANDBOX_EXEC, '-p', profile, ...defines, '--', ...argv]
+  const env = Object.entries(confinedEnv(policy)).map(([name, value]) => `${name}=${value}`)
+  // Why env -i inside the profile: sandbox-exec passes on the environment it was spawned with
+  return [SANDBOX_EXEC, '-p', profile, ...defines, '--', '/usr/bin/env', '-i', ...env, ...argv]
 }
 
 export function seatbeltUnenforced(policy: ResolvedPolicy): string[] {

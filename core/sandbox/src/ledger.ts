@@ -1,0 +1,174 @@
+/**
+ * The ledger of protected entries held by calls in progress, shared by
+ * every dsh process of this user (a directory under the OS temp dir, which
+ * no confined command can see: bwrap gives it a private /tmp, Landlock
+ * grants no rule there). The first call to take an entry records what it
+ * was; a call that overlaps it inherits that record instead of what it sees
+ * now, and the entry is put back only when the last of them ends. Without
+ * it, call A creates `.git`, call B takes it for the user's, A's cleanup
+ * removes it (and with it B's read-only bind), and what B then plants
+ * outlives both calls. See docs/decisions/2026-12-01-protected-ledger.md.
+ */
+import { randomUUID, createHash } from 'node:crypto'
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { KernelError } from '@dsh/kernel'
+import { isInside } from './policy.js'
+import { kindOf, restoreEntry, type ProtectedEntry } from './protected.js'
+
+const LOCK_WAIT_MS = 10_000
+/** a lock directory without an owner file for this long was left by a process killed while taking it */
+const OWNERLESS_STALE_MS = 2_000
+
+interface Holder {
+  pid: number
+  id: string
+}
+
+interface State {
+  entry: ProtectedEntry
+  holders: Holder[]
+}
+
+export interface Lease {
+  /** what each entry was when the first call still in progress took it */
+  readonly entries: readonly ProtectedEntry[]
+  /** Give the entries back; the last holder of an entry restores it. Returns the paths changed. */
+  release(): string[]
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4))
+
+/** The ledger directory, created private; one another user could write is refused. */
+export function ledgerDir(writableRoots: readonly string[] = []): string {
+  const uid = process.getuid?.() ?? 0
+  const dir = join(tmpdir(), `dsh-protected-${uid}`)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const st = lstatSync(dir)
+  // Why: whoever can write the ledger decides what a cleanup puts back
+  if (!st.isDirectory() || st.uid !== uid || st.mode & 0o077) {
+    throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} is not a private directory of uid ${uid}`)
+  }
+  // Why: a ledger the command can write would let it choose what is "restored"
+  const root = writableRoots.find((r) => isInside(r, dir))
+  if (root) throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} lies inside the writable root ${root}; set TMPDIR outside it`)
+  return dir
+}
+
+function lockDir(dir: string): () => void {
+  const lock = join(dir, 'lock')
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 })
+      writeFileSync(join(lock, 'owner'), String(process.pid))
+      return () => rmSync(lock, { recursive: true, force: true })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    if (stale(lock)) rmSync(lock, { recursive: true, force: true })
+    else if (Date.now() > deadline) throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} stayed locked for ${LOCK_WAIT_MS} ms`)
+    else Atomics.wait(pause, 0, 0, 2)
+  }
+}
+
+function stale(lock: string): boolean {
+  try {
+    const owner = Number(readFileSync(join(lock, 'owner'), 'utf8'))
+    return Number.isInteger(owner) && owner > 0 && !alive(owner)
+  } catch {
+    try {
+      return Date.now() - statSync(lock).mtimeMs > OWNERLESS_STALE_MS
+    } catch {
+      return false
+    }
+  }
+}
+
+function stateFile(dir: string, path: string): string {
+  return join(dir, `${createHash('sha256').update(path).digest('hex').slice(0, 32)}.json`)
+}
+
+function readState(file: string, path: string): State | undefined {
+  try {
+    const state = JSON.parse(readFileSync(file, 'utf8')) as State
+    if (state?.entry?.path !== path || !Array.isArray(state.holders)) return undefined
+    return { entry: state.entry, holders: state.holders.filter((h) => Number.isInteger(h?.pid) && typeof h.id === 'string' && alive(h.pid)) }
+  } catch {
+    return undefined
+  }
+}
+
+function writeState(file: string, state: State): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 })
+  renameSync(tmp, file)
+}
+
+/** Take the protected entries at `paths` for one call. */
+export function leaseProtected(paths: readonly string[], writableRoots: readonly string[]): Lease {
+  const dir = ledgerDir(writableRoots)
+  const me: Holder = { pid: process.pid, id: randomUUID() }
+  const unlock = lockDir(dir)
+  const entries: ProtectedEntry[] = []
+  try {
+    for (const path of paths) {
+      const file = stateFile(dir, path)
+      const held = readState(file, path)
+      // Why the recorded entry: what this call sees may be what an overlapping call created
+      const entry = held?.holders.length ? held.entry : Object.freeze({ path, ...kindOf(path) })
+      writeState(file, { entry, holders: [...(held?.holders ?? []), me] })
+      entries.push(entry)
+    }
+  } finally {
+    unlock()
+  }
+  let released = false
+  return Object.freeze({
+    entries: Object.freeze(entries),
+    release: () => {
+      if (released) return []
+      released = true
+      return releaseEntries(dir, entries, me)
+    },
+  })
+}
+
+function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Holder): string[] {
+  let unlock: (() => void) | undefined
+  try {
+    unlock = lockDir(dir)
+  } catch {
+    // Why restore anyway: a ledger we cannot lock must not leave a planted entry in place
+    return entries.filter((entry) => restoreEntry(entry)).map((entry) => entry.path)
+  }
+  const changed: string[] = []
+  try {
+    for (const entry of entries) {
+      const file = stateFile(dir, entry.path)
+      const held = readState(file, entry.path)
+      const others = (held?.holders ?? []).filter((h) => h.id !== me.id)
+      if (others.length) {
+        writeState(file, { entry: held!.entry, holders: others })
+        continue
+      }
+      if (restoreEntry(held?.entry ?? entry)) changed.push(entry.path)
+      try {
+        unlinkSync(file)
+      } catch {}
+    }
+  } finally {
+    unlock()
+  }
+  return changed
+}
