@@ -28,14 +28,17 @@ void fail(const char *fmt, ...)
 
 static void usage(FILE *out)
 {
-	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--no-net]"
-	      " [--min-abi N] -- COMMAND [ARGS...]\n"
+	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--limit NAME=N]..."
+	      " [--no-net] [--min-abi N] -- COMMAND [ARGS...]\n"
 	      "       landlock-run --probe\n"
 	      "\n"
 	      "  --ro PATH     allow reading and executing beneath PATH\n"
 	      "  --rw PATH     allow every access beneath PATH except creating devices\n"
 	      "  --env N=V     set N=V in the command's environment; the command gets\n"
 	      "                these and nothing else (none: an empty environment)\n"
+	      "  --limit R=N   set resource R's soft and hard limit to N (clamped to the\n"
+	      "                current hard limit): nproc, as (bytes), fsize (bytes),\n"
+	      "                cpu (seconds), nofile\n"
 	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
 	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
 	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
@@ -85,6 +88,10 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->probe = 1;
 		} else if (!strcmp(a, "--no-net")) {
 			o->no_net = 1;
+		} else if (!strcmp(a, "--limit")) {
+			if (!argv[i + 1])
+				fail("--limit needs an argument");
+			parse_limit(o, argv[++i]);
 		} else if (!strcmp(a, "--env")) {
 			char *value = argv[++i];
 

@@ -10,6 +10,7 @@
 #include <linux/landlock.h>
 #include <linux/types.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #define LAUNCHER_ERROR 125
@@ -66,6 +67,8 @@ struct options {
 	/* the command's whole environment, NULL-terminated (--env) */
 	char **env;
 	int n_env;
+	/* --limit values by resource (limits.c's table order); 0: not set */
+	rlim_t limit[5];
 	int no_net, probe;
 	long min_abi;
 	char **command;
@@ -100,6 +103,10 @@ int build_ruleset(const struct options *o, int abi);
 
 /* probe.c: --probe */
 int probe(void);
+
+/* limits.c: resource limits */
+void parse_limit(struct options *o, const char *arg);
+void apply_limits(const struct options *o);
 
 /* keyring.c: the command's own session keyring */
 void join_fresh_session_keyring(void);

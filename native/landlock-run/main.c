@@ -2,8 +2,8 @@
  * landlock-run - confine one command with Landlock, supervise it, and leave
  * nothing running when it returns.
  *
- *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--no-net] [--min-abi N]
- *                -- COMMAND [ARGS...]
+ *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--limit NAME=N]...
+ *                [--no-net] [--min-abi N] -- COMMAND [ARGS...]
  *   landlock-run --probe
  *
  * Exit status: the command's own; 128+N when a signal N killed it; 126/127
@@ -15,7 +15,7 @@
  *   ruleset -> subreaper -> clone -> [child] setsid, landlock_restrict_self,
  *   seccomp (always; network rules with --no-net), execvp -> [parent]
  *   supervise, kill and reap every descendant, exit with the command's
- *   status. The child also joins a fresh session keyring before its
+ *   status. The child also sets its --limit rlimits, joins a fresh session keyring before its
  *   filter, and execs with exactly the --env entries as its environment.
  *
  * Nothing here reads an environment variable: the caller's environment
@@ -27,6 +27,7 @@
  *   caps.c       capabilities, bounding set, securebits
  *   ruleset.c    the Landlock ABI, handled rights, path rules, scoping
  *   probe.c      --probe
+ *   limits.c     --limit: the command's rlimits
  *   keyring.c    the command's own session keyring
  *   seccomp.c    the seccomp rule tables and their BPF program
  *   supervise.c  the cloned child, signal forwarding, killing and reaping

@@ -65,6 +65,7 @@ static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0))
 		fail("landlock_restrict_self: %s", strerror(errno));
 	close(ruleset);
+	apply_limits(o);
 	join_fresh_session_keyring();
 	install_filter(o->no_net);
 	if (sigprocmask(SIG_SETMASK, caller_mask, NULL))

@@ -1,6 +1,8 @@
 // The bubblewrap backend under attack (see attacks.ts and holes.ts).
 import { attackSuite } from './attacks.js'
 import { holesSuite } from './holes.js'
+import { limitsSuite } from './limits.js'
 
 await attackSuite('bwrap')
 await holesSuite('bwrap')
+await limitsSuite('bwrap')

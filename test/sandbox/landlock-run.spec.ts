@@ -201,6 +201,9 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       ['a flag without its argument', () => ['--rw']],
       ['an --env without "="', (rw) => ['--env', 'PATH', '--rw', rw]],
       ['an --env with an empty name', (rw) => ['--env', '=x', '--rw', rw]],
+      ['a --limit of an unknown resource', (rw) => ['--limit', 'memory=1', '--rw', rw]],
+      ['a --limit that is not a positive integer', (rw) => ['--limit', 'nofile=-1', '--rw', rw]],
+      ['a --limit of zero', (rw) => ['--limit', 'nproc=0', '--rw', rw]],
     ]
     for (const [what, flags] of refusals) {
       it(`${what}: exit 125, one line on stderr, and the command never ran`, async () => {
@@ -218,6 +221,12 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(withEnv.stdout.trim().split('\n').sort()).toEqual(['A=b=c', 'PATH=/usr/bin:/bin'])
       const none = await run([...BASE, '--', '/usr/bin/env'])
       expect([none.code, none.stdout]).toEqual([0, ''])
+    })
+
+    it('--limit sets the soft and hard limit alike, clamped to the current hard limit', async () => {
+      const r = await run([...BASE, '--limit', 'nofile=64', '--limit', 'cpu=99999999999', '--', '/bin/sh', '-c', 'ulimit -Sn; ulimit -Hn; ulimit -St; ulimit -Ht'])
+      const hardCpu = spawnSync('/bin/sh', ['-c', 'ulimit -Ht'], { encoding: 'utf8' }).stdout.trim()
+      expect(r.stdout.trim().split('\n')).toEqual(['64', '64', hardCpu === 'unlimited' ? '99999999999' : hardCpu, hardCpu === 'unlimited' ? '99999999999' : hardCpu])
     })
 
     it('no command after -- is a launcher error', async () => {

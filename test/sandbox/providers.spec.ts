@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockUnenforced, type ResolvedPolicy } from '@dsh/sandbox'
+import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -16,14 +16,16 @@ afterEach(() => {
   for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
 })
 
-const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', ...over })
-const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', ...over })
+const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', limits: DEFAULT_LIMITS, ...over })
+const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, ...over })
 
 /** The flag pairs/triples of an argv, for order checks. */
 const at = (argv: string[], ...seq: string[]) => argv.findIndex((_, i) => seq.every((s, j) => argv[i + j] === s))
 
 // the launcher starts the command with exactly the policy's environment
-const envArgs = (ws: string) => ['--env', 'PATH=/usr/local/bin:/usr/bin:/bin', '--env', `HOME=${ws}`, '--env', 'LANG=C.UTF-8']
+const envArgs = (ws: string) => ['--env', 'PATH=/usr/local/bin:/usr/bin:/bin', '--env', `HOME=${ws}`, '--env', 'LANG=C.UTF-8', ...launcherLimitArgs(DEFAULT_LIMITS)]
+// RLIMIT_NPROC does not bind root: the process count is reported, on every Linux backend
+const nproc = limitsUnenforced()
 
 describe('bwrap profile', () => {
   it('read-only: namespaces, caps dropped, private /tmp before the workspace, the workspace bound read-only, launcher with --no-net', () => {
@@ -39,7 +41,7 @@ describe('bwrap profile', () => {
     expect(at(argv, '--ro-bind', '/l/landlock-run', '/l/landlock-run')).toBeGreaterThan(at(argv, '--tmpfs', '/tmp'))
     const inner = argv.slice(argv.indexOf('--') + 1)
     expect(inner).toEqual(['/l/landlock-run', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
-    expect(bwrapUnenforced(ro(ws))).toEqual([])
+    expect(bwrapUnenforced(ro(ws))).toEqual([...nproc])
   })
 
   it('workspace-write: every root bound read-write after /tmp, existing protected entries bound read-only after it', () => {
@@ -54,17 +56,17 @@ describe('bwrap profile', () => {
     expect(argv.filter((a) => a.includes('.claude'))).toEqual([]) // absent: nothing to bind
     expect(at(argv, '--chdir', ws)).toBeGreaterThan(0)
     expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
-    expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths'])
+    expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths', ...nproc])
   })
 
   it('every protected entry present and no symlink: full enforcement with the network off', () => {
     const ws = tmp()
     for (const n of ['.git', '.dsh', '.claude', '.codex']) fs.mkdirSync(path.join(ws, n))
     fs.writeFileSync(path.join(ws, '.mcp.json'), '{}')
-    expect(bwrapUnenforced(rw(ws))).toEqual([])
+    expect(bwrapUnenforced(rw(ws))).toEqual([...nproc])
     fs.rmSync(path.join(ws, '.codex'), { recursive: true })
     fs.symlinkSync(tmp(), path.join(ws, '.codex'))
-    expect(bwrapUnenforced(rw(ws))).toEqual(['protected-symlinks'])
+    expect(bwrapUnenforced(rw(ws))).toEqual(['protected-symlinks', ...nproc])
   })
 
   it('network on: no network namespace, no --no-net, and host unix sockets reported', () => {
@@ -72,7 +74,7 @@ describe('bwrap profile', () => {
     const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], ro(ws, { network: 'on' }))
     expect(argv).not.toContain('--unshare-net')
     expect(argv).not.toContain('--no-net')
-    expect(bwrapUnenforced(ro(ws, { network: 'on' }))).toEqual(['pathname-unix-sockets'])
+    expect(bwrapUnenforced(ro(ws, { network: 'on' }))).toEqual(['pathname-unix-sockets', ...nproc])
   })
 })
 
@@ -90,10 +92,10 @@ describe('landlock rules', () => {
 
   it('reports what Landlock cannot enforce, by mode, network and ABI', () => {
     const abi7 = { abi: 7, limits: [] }
-    expect(landlockUnenforced(ro('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill'])
-    expect(landlockUnenforced(rw('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', 'protected-paths'])
-    expect(landlockUnenforced(ro('/w', { network: 'on' }), abi7)).toEqual(['metadata', 'launcher-sigkill', 'pathname-unix-sockets'])
-    expect(landlockUnenforced(ro('/w', { network: 'on' }), { abi: 9, limits: [] })).toEqual(['metadata', 'launcher-sigkill'])
-    expect(landlockUnenforced(ro('/w'), { abi: 5, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'signals-outside'])
+    expect(landlockUnenforced(ro('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', ...nproc])
+    expect(landlockUnenforced(rw('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', 'protected-paths', ...nproc])
+    expect(landlockUnenforced(ro('/w', { network: 'on' }), abi7)).toEqual(['metadata', 'launcher-sigkill', 'pathname-unix-sockets', ...nproc])
+    expect(landlockUnenforced(ro('/w', { network: 'on' }), { abi: 9, limits: [] })).toEqual(['metadata', 'launcher-sigkill', ...nproc])
+    expect(landlockUnenforced(ro('/w'), { abi: 5, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'signals-outside', ...nproc])
   })
 })

@@ -7,6 +7,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { isAbsolute, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
+import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
 import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
 
 function invalid(field: string, message: string, value?: unknown): never {
@@ -59,14 +60,14 @@ export function checkArgv(argv: unknown): readonly string[] {
   return Object.freeze([...argv])
 }
 
-const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network'])
+const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits'])
 
 /**
  * Check a policy and resolve its paths. `allowedRoots` are the real paths
  * the host lets a policy write beneath; in `workspace-write` the workspace
  * and every writable root must be inside one of them.
  */
-export function resolvePolicy(policy: unknown, allowedRoots: readonly string[]): ResolvedPolicy {
+export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], defaultLimits: ResolvedLimits = DEFAULT_LIMITS): ResolvedPolicy {
   if (!policy || typeof policy !== 'object' || Array.isArray(policy)) invalid('policy', 'must be an object', policy)
   for (const key of Object.keys(policy)) if (!KEYS.has(key)) invalid(key, 'is not a policy field')
   const p = policy as SandboxPolicy
@@ -87,5 +88,6 @@ export function resolvePolicy(policy: unknown, allowedRoots: readonly string[]):
     })
     writableRoots = [...new Set(roots)]
   }
-  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network })
+  const limits = resolveLimits(p.limits, defaultLimits)
+  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits })
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { describeError } from '@dsh/kernel'
 import { sandboxEnv } from './env.js'
+import { DEFAULT_LIMITS } from './limits.js'
 import type { ResolvedPolicy } from './types.js'
 
 const SCRIPT = 'echo dsh-probe-ran; echo pwned > "$1/probe"; echo pwned > "$1/new"; exit 0'
@@ -25,7 +26,7 @@ export async function probeReadOnlyWrite(name: string, build: (argv: readonly st
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `dsh-probe-${name}-`)))
   try {
     writeFileSync(join(dir, 'probe'), 'original')
-    const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off' }
+    const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS }
     const argv = build(['/bin/sh', '-c', SCRIPT, 'sh', dir], policy)
     const run = await execa(argv[0], argv.slice(1), {
       reject: false, env: sandboxEnv(dir), extendEnv: false, stdin: 'ignore', cwd: dir, timeout: TIMEOUT_MS,

@@ -14,6 +14,7 @@ import { ModeTracker } from './mode.js'
 import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv } from './env.js'
 import { leaseProtected } from './ledger.js'
+import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
 import { protectedPathsOf } from './protected.js'
 import { LOCAL_BACKENDS, localProviders, type LocalBackend } from './providers/local.js'
 import {
@@ -38,6 +39,8 @@ export interface SandboxConfig {
   allowedRoots?: string[]
   /** which local backends to try, in order (default: the platform's chain) */
   backends?: LocalBackend[]
+  /** resource limits of every confined command, unless its policy sets them (default DEFAULT_LIMITS) */
+  limits?: SandboxLimits
 }
 
 /**
@@ -51,7 +54,10 @@ export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
   network: Schema.union(['off', 'on'] as const),
   allowedRoots: Schema.array(Schema.string()),
   backends: Schema.array(Schema.union(LOCAL_BACKENDS as LocalBackend[])),
+  limits: Schema.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, Schema.natural()])) as Record<keyof SandboxLimits, Schema<number>>),
 })
+
+type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits'>> & { limits: ResolvedLimits }
 
 interface Candidate {
   provider: SandboxProvider
@@ -60,7 +66,7 @@ interface Candidate {
 
 export class SandboxService extends Service {
   /** the checked configuration, paths absolute */
-  readonly defaults: Readonly<Required<Omit<SandboxConfig, 'backends'>>>
+  readonly defaults: Readonly<Defaults>
   private provided: Candidate[] = []
   private local: Candidate[]
   private probes = new WeakMap<SandboxProvider, Promise<ProbeResult>>()
@@ -99,7 +105,7 @@ export class SandboxService extends Service {
 
   /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */
   resolve(policy: SandboxPolicy): ResolvedPolicy {
-    return resolvePolicy(policy, this.allowedRoots())
+    return resolvePolicy(policy, this.allowedRoots(), this.defaults.limits)
   }
 
   /** approved explicit mode > the session's latest `sandbox/mode` event > the configured default. */
@@ -219,7 +225,7 @@ export class SandboxService extends Service {
   }
 }
 
-function checkConfig(config: SandboxConfig): Required<Omit<SandboxConfig, 'backends'>> {
+function checkConfig(config: SandboxConfig): Defaults {
   if (!config || typeof config !== 'object' || Array.isArray(config)) throw new KernelError('INVALID_CONFIG', 'sandbox config must be an object')
   rejectUnknownKeys(SandboxConfig, config, 'sandbox')
   try {
@@ -233,7 +239,13 @@ function checkConfig(config: SandboxConfig): Required<Omit<SandboxConfig, 'backe
     if (!isAbsolute(root)) throw new KernelError('INVALID_CONFIG', `sandbox.allowedRoots[${i}] must be an absolute path (got ${JSON.stringify(root)})`)
     return resolve(root)
   })
-  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[] })
+  let limits
+  try {
+    limits = resolveLimits(checked.limits, DEFAULT_LIMITS, 'sandbox.limits')
+  } catch (error) {
+    throw new KernelError('INVALID_CONFIG', describeError(error).replace(/^sandbox policy: /, 'sandbox config: '), { cause: error, details: { path: (error as KernelError).details?.field ?? 'sandbox.limits' } })
+  }
+  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits })
 }
 
 function checkProvider(provider: SandboxProvider): void {

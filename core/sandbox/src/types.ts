@@ -3,6 +3,7 @@
  * provider returns for one command, and what a probe found.
  */
 import type { JsonValue, SandboxMode } from '@dsh/kernel'
+import type { ResolvedLimits, SandboxLimits } from './limits.js'
 
 export type { SandboxMode } from '@dsh/kernel'
 export { SANDBOX_MODES } from '@dsh/kernel'
@@ -17,6 +18,8 @@ export interface SandboxPolicy {
   /** more writable directories (`workspace-write` only), each inside what the host allows */
   writableRoots?: string[]
   network?: NetworkPolicy
+  /** resource limits of the command; each unset one takes the service's default */
+  limits?: SandboxLimits
 }
 
 /** A policy after checking: real paths, defaults filled in. */
@@ -27,6 +30,7 @@ export interface ResolvedPolicy {
   /** real paths of every writable directory, the workspace first; empty unless `workspace-write` */
   readonly writableRoots: readonly string[]
   readonly network: NetworkPolicy
+  readonly limits: ResolvedLimits
 }
 
 export type Enforcement = 'full' | 'partial'

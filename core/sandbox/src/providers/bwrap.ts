@@ -14,6 +14,7 @@ import { lstatSync } from 'node:fs'
 import { checkBinary, findSystemBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
+import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { protectedPathsOf } from '../protected.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -66,7 +67,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   } else {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }
-  args.push('--chdir', policy.workspace, '--', launcher, ...launcherEnvArgs(confinedEnv(policy)), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  args.push('--chdir', policy.workspace, '--', launcher, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   for (const root of policy.writableRoots) args.push('--rw', root)
   if (off) args.push('--no-net')
   args.push('--', ...argv)
@@ -81,7 +82,7 @@ export function bwrapUnenforced(policy: ResolvedPolicy): string[] {
     if (symlinks.length) gaps.push('protected-symlinks')
   }
   if (policy.network === 'on') gaps.push('pathname-unix-sockets')
-  return gaps
+  return [...gaps, ...limitsUnenforced()]
 }
 
 export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {

@@ -10,6 +10,7 @@ import { describeError, type JsonValue } from '@dsh/kernel'
 import { checkBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
+import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
@@ -37,7 +38,7 @@ function hostReadRules(): string[] {
 
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
 export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[]): string[] {
-  const args = [...launcherEnvArgs(confinedEnv(policy)), ...readRules]
+  const args = [...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...readRules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
   if (policy.network === 'off') args.push('--no-net')
@@ -49,7 +50,7 @@ export function landlockUnenforced(policy: ResolvedPolicy, probe: LauncherProbe)
   if (policy.mode === 'workspace-write') gaps.push('protected-paths')
   if (policy.network === 'on' && probe.abi < 9) gaps.push('pathname-unix-sockets')
   if (probe.abi < 6) gaps.push('signals-outside')
-  return gaps
+  return [...gaps, ...limitsUnenforced()]
 }
 
 export function landlockProvider(options: LandlockOptions = {}): SandboxProvider {
