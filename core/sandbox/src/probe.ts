@@ -8,7 +8,6 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { execa } from 'execa'
 import { describeError } from '@dsh/kernel'
 import { sandboxEnv } from './env.js'
 import { DEFAULT_LIMITS } from './limits.js'
@@ -28,6 +27,8 @@ export async function probeReadOnlyWrite(name: string, build: (argv: readonly st
     writeFileSync(join(dir, 'probe'), 'original')
     const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS }
     const argv = build(['/bin/sh', '-c', SCRIPT, 'sh', dir], policy)
+    // Why lazily: execa is ~100 modules, and a CLI that never confines anything should not load them
+    const { execa } = await import('execa')
     const run = await execa(argv[0], argv.slice(1), {
       reject: false, env: sandboxEnv(dir), extendEnv: false, stdin: 'ignore', cwd: dir, timeout: TIMEOUT_MS,
     })

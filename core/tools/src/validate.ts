@@ -8,15 +8,21 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { JsonSchema } from './types.js'
 
-const ajv = new Ajv({
-  strict: false,
-  allErrors: false,
-  coerceTypes: false,
-  useDefaults: false,
-  removeAdditional: false,
-  validateSchema: true,
-  addUsedSchema: false,
-})
+let instance: Ajv | undefined
+
+/** Made on first use: compiling the meta-schema is a good part of the CLI's start-up, and a command may register no tool. */
+function ajv(): Ajv {
+  instance ??= new Ajv({
+    strict: false,
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    validateSchema: true,
+    addUsedSchema: false,
+  })
+  return instance
+}
 
 /** Why a parameters schema is unusable, or undefined when it is fine. */
 export function schemaProblem(schema: unknown): string | undefined {
@@ -24,7 +30,8 @@ export function schemaProblem(schema: unknown): string | undefined {
   const type = (schema as JsonSchema).type
   if (type !== 'object') return `parameters must be an object schema (type: "object"), got type ${JSON.stringify(type)}`
   try {
-    if (!ajv.validateSchema(schema)) return `parameters is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`
+    const checker = ajv()
+    if (!checker.validateSchema(schema)) return `parameters is not a valid JSON Schema: ${checker.errorsText(checker.errors, { dataVar: 'schema' })}`
   } catch (error) {
     return `parameters is not a valid JSON Schema: ${(error as Error).message}`
   }
@@ -36,7 +43,7 @@ export type ArgumentCheck = (args: unknown) => string | undefined
 export function compileCheck(schema: JsonSchema): ArgumentCheck {
   let validate: ValidateFunction
   try {
-    validate = ajv.compile(schema)
+    validate = ajv().compile(schema)
   } catch (error) {
     const message = `the tool's parameters schema cannot be compiled: ${(error as Error).message}`
     return () => message

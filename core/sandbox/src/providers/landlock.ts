@@ -5,7 +5,6 @@
  * Landlock cannot express is reported per call (docs/threat-model.md).
  */
 import { existsSync, readdirSync } from 'node:fs'
-import { execa } from 'execa'
 import { describeError, type JsonValue } from '@dsh/kernel'
 import { checkBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
@@ -69,6 +68,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
       const path = found.path
       let details: JsonValue
       try {
+        const { execa } = await import('execa') // loaded when a probe runs (see probe.ts)
         const run = await execa(path, ['--probe'], { reject: false, env: {}, extendEnv: false, stdin: 'ignore', timeout: 10_000 })
         if (run.exitCode !== 0) return { available: false, path, reason: String(run.stderr).trim() || `--probe exited ${run.exitCode}` }
         details = JSON.parse(String(run.stdout)) as JsonValue

@@ -1,0 +1,98 @@
+// The CLI's start-up, as an agent host sees it: spawning `dsh mcp` until its
+// first tools/list answer, and `dsh exec` of a tool that does nothing, end to
+// end — each against spawning `node -e 0` in the same run. Needs the build (lib/).
+import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { median, now, tempDir } from './lib.js'
+
+const DSH = fileURLToPath(new URL('../core/dsh/bin/dsh.js', import.meta.url))
+const SAMPLES = 15
+const WARMUP = 2
+
+/** ms from spawn until the process exits 0. */
+function spawnToExit(argv, cwd) {
+  return new Promise((resolve, reject) => {
+    const start = now()
+    const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(now() - start) : reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr}`))))
+  })
+}
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }
+const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }
+
+/** ms from spawning `dsh mcp` until the answer to its first tools/list (sent once initialize is answered). */
+function mcpFirstList(cwd) {
+  return new Promise((resolve, reject) => {
+    const start = now()
+    const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+    let buffered = ''
+    let stderr = ''
+    let answered = false
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('error', reject)
+    child.on('exit', (code) => { if (!answered) reject(new Error(`dsh mcp exited ${code} before answering tools/list: ${stderr}`)) })
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk
+      const lines = buffered.split('\n')
+      buffered = lines.pop()
+      for (const line of lines) {
+        const message = JSON.parse(line)
+        if (message.id === 1) {
+          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n' + JSON.stringify(LIST) + '\n')
+        } else if (message.id === 2) {
+          const elapsed = now() - start
+          answered = true
+          child.stdin.end()
+          if (!Array.isArray(message.result?.tools)) return reject(new Error(`tools/list answered ${line}`))
+          resolve({ elapsed, tools: message.result.tools.length })
+        }
+      }
+    })
+    child.stdin.write(JSON.stringify(INIT) + '\n')
+  })
+}
+
+export async function run() {
+  const { dir, remove } = tempDir('dsh-bench-cli-')
+  try {
+    // samples interleaved, so load on the machine weighs on every figure alike
+    const node = []
+    const mcp = []
+    const exec = []
+    // `dsh mcp` runs where there is no dsh.yml; `dsh exec` is given one in a directory beside it
+    const bare = join(dir, 'bare')
+    const configured = join(dir, 'configured')
+    mkdirSync(bare)
+    mkdirSync(configured)
+    const config = join(configured, 'dsh.yml')
+    writeFileSync(config, `dataDir: ${join(configured, '.dsh')}\nsandbox:\n  workspace: ${configured}\nplugins:\n  workspace-tools:\n    workspace: ${configured}\n`)
+    let tools = 0
+    for (let i = 0; i < SAMPLES + WARMUP; i++) {
+      const n = await spawnToExit(['-e', '0'], bare)
+      const m = await mcpFirstList(bare)
+      // `ls` of an empty workspace: in process, no sandbox; the call's cost is the pipeline's
+      const e = await spawnToExit([DSH, 'exec', 'ls', JSON.stringify({ path: configured }), '--config', config], configured)
+      tools = m.tools
+      if (i >= WARMUP) {
+        node.push(n)
+        mcp.push(m.elapsed)
+        exec.push(e)
+      }
+    }
+    const baseline = { name: 'node -e 0', value: median(node), unit: 'ms' }
+    const times = (values) => `${(median(values) / baseline.value).toFixed(1)}x node -e 0`
+    return [
+      { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp)}); median of ${SAMPLES}` },
+      { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '<= 200 ms', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec)}); median of ${SAMPLES}` },
+    ]
+  } finally {
+    remove()
+  }
+}
+
