@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describeError, KernelError, rejectUnknownKeys } from '@dsh/kernel'
 import type Schema from 'schemastery'
+import { whyNotLoadable } from './plugin-not-found.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel'] as const
 
@@ -30,23 +31,29 @@ export interface LoadedPlugin {
 
 const require = createRequire(import.meta.url)
 
-/** Where a plugin spec points: an absolute file URL or a package name. */
-export function resolveSpec(spec: string, baseDir: string): string {
-  if (spec.startsWith('.') || isAbsolute(spec)) return pathToFileURL(resolve(baseDir, spec)).href
+/**
+ * Where a plugin spec points: an absolute file URL, or the package name to import from here (what
+ * `require.resolve` cannot find above `baseDir`, such as a package whose exports are ESM-only, may
+ * still be importable as a dependency of dsh); `problem` is why it did not resolve above `baseDir`.
+ */
+export function resolveSpec(spec: string, baseDir: string): { url: string; problem?: unknown } {
+  if (spec.startsWith('.') || isAbsolute(spec)) return { url: pathToFileURL(resolve(baseDir, spec)).href }
   const name = (BUNDLED as readonly string[]).includes(spec) ? `@dsh/${spec}` : spec
   try {
-    return pathToFileURL(require.resolve(name, { paths: [baseDir, process.cwd()] })).href
-  } catch {
-    return name
+    return { url: pathToFileURL(require.resolve(name, { paths: [baseDir, process.cwd()] })).href }
+  } catch (problem) {
+    return { url: name, problem }
   }
 }
 
 export async function importPlugin(spec: string, baseDir: string): Promise<PluginModule> {
   let mod: any
+  const { url, problem } = resolveSpec(spec, baseDir)
   try {
-    mod = await import(resolveSpec(spec, baseDir))
+    mod = await import(url)
   } catch (error) {
-    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} cannot be loaded: ${describeError(error)}`, { cause: error, details: { plugin: spec } })
+    const why = whyNotLoadable(spec, baseDir, BUNDLED, problem ?? error)
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} cannot be loaded: ${why}`, { cause: error, details: { plugin: spec } })
   }
   const plugin = typeof mod?.apply === 'function' ? mod : mod?.default
   if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function')) {
