@@ -4,8 +4,9 @@
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { parseDocument } from 'yaml'
+import { LineCounter, parseDocument } from 'yaml'
 import { describeError, KernelError } from '@dsh/kernel'
+import { excerptAt, locateProblem, problemPath } from './config-excerpt.js'
 import { checkOptions, type KernelOptions } from './options.js'
 
 export interface ConfigFile {
@@ -13,6 +14,8 @@ export interface ConfigFile {
   /** the directory relative plugin paths and `dataDir` are resolved against */
   dir: string
   options: KernelOptions
+  /** `problem` (at a key path, `['plugins', spec, …]`) as a message naming the file once, with the line and an excerpt */
+  describe(path: readonly string[], problem: string): string
 }
 
 export function readConfigFile(path: string): ConfigFile {
@@ -23,24 +26,36 @@ export function readConfigFile(path: string): ConfigFile {
   } catch (error) {
     throw new KernelError('INVALID_CONFIG', `cannot read ${file}: ${describeError(error)}`, { cause: error })
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter: lines })
   if (doc.errors.length) {
     const first = doc.errors[0]
-    const where = first.linePos?.[0] ? `:${first.linePos[0].line}:${first.linePos[0].col}` : ''
-    throw new KernelError('INVALID_CONFIG', `${file}${where}: ${first.message.split('\n')[0]}`, { details: { file } })
+    const { where, excerpt } = excerptAt(text, lines, first.pos[0])
+    throw new KernelError('INVALID_CONFIG', `${file}:${where}: ${first.message}\n${excerpt}`, { details: { file } })
   }
   const value = doc.toJS() ?? {}
   if (typeof value !== 'object' || Array.isArray(value)) throw new KernelError('INVALID_CONFIG', `${file}: the top level must be a mapping`)
   if ('configFile' in value) throw new KernelError('INVALID_CONFIG', `${file}: configFile cannot be set inside a config file`)
+  const describe = (path: readonly string[], problem: string) => locateProblem(file, text, doc, lines, path, problem)
   let options: KernelOptions
   try {
-    options = checkOptions(value, file)
+    options = checkOptions(value, 'options')
   } catch (error) {
-    throw new KernelError('INVALID_CONFIG', `${file}: ${describeError(error)}`, { cause: error, details: { file } })
+    const problem = describeError(error).replace(/^options: /, '')
+    throw new KernelError('INVALID_CONFIG', describe(problemPath(error, problem), problem), { cause: error, details: { file } })
   }
   const dir = dirname(file)
   if (options.dataDir) options.dataDir = resolve(dir, options.dataDir)
-  return { path: file, dir, options }
+  return { path: file, dir, options, describe }
+}
+
+/** A plugin's config error, when the config came from `file`: the same error naming the file, line and key. */
+export function inConfigFile(file: ConfigFile | undefined, error: unknown): unknown {
+  if (!file || !KernelError.is(error, 'INVALID_CONFIG')) return error
+  const plugin = error.details?.plugin
+  if (typeof plugin !== 'string' || !Object.hasOwn(file.options.plugins ?? {}, plugin)) return error
+  const path = typeof error.details?.path === 'string' && error.details.path ? error.details.path.split('.') : []
+  return new KernelError('INVALID_CONFIG', file.describe(['plugins', plugin, ...path], error.message), { cause: error, details: { ...error.details, file: file.path } })
 }
 
 /** Options from a config file, overridden key by key by the explicit options. */

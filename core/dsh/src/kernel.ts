@@ -10,7 +10,7 @@ import { codeMode, ToolService, type ExecuteInput, type ToolResult } from '@dsh/
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
 import { SandboxService } from '@dsh/sandbox'
 import { checkOptions, type KernelOptions } from './options.js'
-import { mergeOptions, readConfigFile } from './config-file.js'
+import { inConfigFile, mergeOptions, readConfigFile } from './config-file.js'
 import { PluginSet, type PlanSummary } from './plugin-set.js'
 import type { LoadedPlugin } from './plugins.js'
 import { reloadKernel, type KernelState, type ServiceSlot } from './reload.js'
@@ -66,7 +66,8 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
     await plugins.apply(await plugins.prepare(options.plugins ?? {}, baseDir))
   } catch (error) {
     await ctx.stop().catch(() => {})
-    throw KernelError.is(error) ? error : new KernelError('PLUGIN_FAILED', describeError(error), { cause: error })
+    const located = inConfigFile(file, error)
+    throw KernelError.is(located) ? located : new KernelError('PLUGIN_FAILED', describeError(located), { cause: located })
   }
 
   const state: KernelState = { ctx, plugins, explicit, configFile: explicit.configFile, slots, options }

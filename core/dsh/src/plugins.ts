@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describeError, KernelError, rejectUnknownKeys } from '@dsh/kernel'
 import type Schema from 'schemastery'
+import { problemPath } from './config-excerpt.js'
 import { whyNotLoadable } from './plugin-not-found.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel'] as const
@@ -71,7 +72,7 @@ export function checkPluginConfig(spec: string, plugin: PluginModule, config: un
     return schema(config ?? {})
   } catch (error) {
     const message = describeError(error)
-    throw new KernelError('INVALID_CONFIG', `plugin ${spec}: ${message}`, { cause: error, details: { plugin: spec } })
+    throw new KernelError('INVALID_CONFIG', `plugin ${spec}: ${message}`, { cause: error, details: { plugin: spec, path: problemPath(error, message).join('.') } })
   }
 }
 

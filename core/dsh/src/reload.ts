@@ -7,7 +7,7 @@
 import type { Context, ForkScope } from 'cordis'
 import { canonicalJson, KernelError } from '@dsh/kernel'
 import { applyPreset } from '@dsh/approval'
-import { mergeOptions, readConfigFile } from './config-file.js'
+import { inConfigFile, mergeOptions, readConfigFile, type ConfigFile } from './config-file.js'
 import { checkOptions, type KernelOptions } from './options.js'
 import type { PlanSummary, PluginSet } from './plugin-set.js'
 
@@ -29,20 +29,25 @@ export interface KernelState {
   options: KernelOptions
 }
 
-function resolveOptions(state: KernelState, config: KernelOptions | undefined): { options: KernelOptions; baseDir: string } {
+function resolveOptions(state: KernelState, config: KernelOptions | undefined): { options: KernelOptions; baseDir: string; file?: ConfigFile } {
   if (config !== undefined) return { options: applyPreset(checkOptions(config, 'reload config')), baseDir: process.cwd() }
   if (!state.configFile) throw new KernelError('INVALID_CONFIG', 'reload() without a config needs the kernel to have been created with configFile')
   const file = readConfigFile(state.configFile)
-  return { options: applyPreset(mergeOptions(file.options, state.explicit)), baseDir: file.dir }
+  return { options: applyPreset(mergeOptions(file.options, state.explicit)), baseDir: file.dir, file }
 }
 
 export async function reloadKernel(state: KernelState, config?: KernelOptions): Promise<PlanSummary> {
-  const { options, baseDir } = resolveOptions(state, config)
+  const { options, baseDir, file } = resolveOptions(state, config)
   if (options.dataDir !== undefined && state.options.dataDir !== undefined && options.dataDir !== state.options.dataDir) {
     throw new KernelError('INVALID_CONFIG', `dataDir cannot change on reload (${state.options.dataDir} → ${options.dataDir})`)
   }
   // every plugin imported and every config validated before anything changes
-  const prepared = await state.plugins.prepare(options.plugins ?? {}, baseDir)
+  let prepared: Awaited<ReturnType<typeof state.plugins.prepare>>
+  try {
+    prepared = await state.plugins.prepare(options.plugins ?? {}, baseDir)
+  } catch (error) {
+    throw inConfigFile(file, error)
+  }
   const tools = state.ctx.tools
   return tools.exclusive(async () => {
     const previousMode = tools.mode
