@@ -102,7 +102,7 @@ describe('declarations', () => {
     expect(Object.keys(schemas.write.properties)).toEqual(['file_path', 'content'])
     expect(Object.keys(schemas.edit.properties)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all'])
     expect(Object.keys(schemas.ls.properties)).toEqual(['path'])
-    expect(Object.keys(schemas.bash.properties)).toEqual(['command', 'timeout', 'description'])
+    expect(Object.keys(schemas.bash.properties)).toEqual(['command', 'timeout', 'description', 'sandbox_permissions', 'justification'])
     expect(Object.keys(schemas.grep.properties)).toEqual(['pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-A', '-B', '-C', 'head_limit', 'multiline'])
     expect(Object.keys(schemas.glob.properties)).toEqual(['pattern', 'path'])
     const classes = Object.fromEntries(['read', 'ls', 'grep', 'glob', 'write', 'edit', 'bash'].map((n) => [n, k.ctx.tools.concurrency(n, {})]))

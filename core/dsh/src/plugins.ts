@@ -13,7 +13,7 @@ import type Schema from 'schemastery'
 import { problemPath } from './config-excerpt.js'
 import { whyNotLoadable } from './plugin-not-found.js'
 
-export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel'] as const
+export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions'] as const
 
 export interface PluginModule {
   name?: string

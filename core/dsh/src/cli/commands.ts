@@ -19,6 +19,7 @@ export const commands: Record<string, Command> = {
   exec: lazy('run one tool call through the full pipeline and print the result and its audit trail', async () => (await import('./exec-command.js')).execCommand),
   inspect: lazy('print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins', async () => (await import('./inspect-command.js')).inspectCommand),
   mcp: lazy('serve the tools to an MCP client over stdio (--config, --watch)', async () => (await import('./mcp-command.js')).mcpCommand),
+  permissions: lazy('print what the permission rules decide for a call, without running it', async () => (await import('./permissions-command.js')).permissionsCommand),
 }
 
 export function usage(): string {

@@ -3,6 +3,7 @@
  * a tree (coloured on a terminal) or one JSON document.
  */
 import type { Context } from 'cordis'
+import type { PermissionView } from '@dsh/claude-code-permissions'
 import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure } from './command-kernel.js'
 import type { Command } from './commands.js'
 
@@ -18,7 +19,9 @@ Builds the kernel from a config and prints its registry: the tools (owning plugi
 what the model is sent under each mode, concurrency, timeout), the listeners of
 every event in call order, the guards, the prompt sections, the sandbox backends
 with their probe results and the chosen one, the approval policy, and the loaded
-plugins with their status and config. Nothing is called and no session is opened.
+plugins with their status and config, and — when claude-code-permissions is
+loaded — the effective permission rules with the file each came from. Nothing is
+called and no session is opened.
 
 Options:
   -c, --config <file>  the dsh.yml to build from (default: ./dsh.yml if present,
@@ -37,6 +40,14 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
+function formatPermissions(view: PermissionView): string {
+  const lines = [`permissions (claude-code-permissions): mode ${view.mode}${view.preset ? `, preset ${view.preset}` : ''}`]
+  lines.push(`  files: ${view.files.length ? view.files.join(', ') : '(none)'}`)
+  if (!view.rules.length) lines.push('  rules: (none)')
+  for (const rule of view.rules) lines.push(`  ${rule.list.padEnd(5)} ${rule.rule}  — ${rule.source}`)
+  return lines.join('\n')
+}
+
 export const inspectCommand: Command = {
   summary: 'print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins',
   async run(args) {
@@ -52,7 +63,11 @@ export const inspectCommand: Command = {
       if (!values['no-probe']) await kernel.ctx.sandbox.probe()
       const cordis = await bundledModule<ToolCordis>('tool-cordis')
       const snap = cordis.snapshot(kernel.ctx)
-      const text = values.json ? JSON.stringify(snap, null, 2) : cordis.formatTree(snap, { colour: process.stdout.isTTY === true })
+      // the effective permission rules, each with the file it came from (when claude-code-permissions is loaded)
+      const permissions = kernel.ctx.bail('permissions/rules')
+      const text = values.json
+        ? JSON.stringify(permissions ? { ...snap, permissions } : snap, null, 2)
+        : cordis.formatTree(snap, { colour: process.stdout.isTTY === true }) + (permissions ? `\n${formatPermissions(permissions)}` : '')
       process.stdout.write(text + '\n')
       return 0
     } catch (error) {

@@ -25,6 +25,8 @@ interface Args {
   command: string
   timeout?: number
   description?: string
+  sandbox_permissions?: 'use_default' | 'require_escalated'
+  justification?: string
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -77,6 +79,9 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         command: { type: 'string', minLength: 1, description: 'The command line' },
         timeout: { type: 'integer', minimum: 1, maximum: MAX_BASH_TIMEOUT_MS, description: `Deadline in milliseconds (default ${config.bashTimeoutMs}, at most ${MAX_BASH_TIMEOUT_MS})` },
         description: { type: 'string', description: 'What the command does, in a few words' },
+        // Codex's names: a policy plugin (claude-code-permissions with preset on-request) turns this into an ask for workspace-write
+        sandbox_permissions: { type: 'string', enum: ['use_default', 'require_escalated'], description: 'require_escalated asks the user to run this one command with workspace-write (where a policy offers it)' },
+        justification: { type: 'string', description: 'Why the command needs require_escalated, shown to the user' },
       },
       required: ['command'],
       additionalProperties: false,

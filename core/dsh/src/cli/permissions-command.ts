@@ -1,0 +1,90 @@
+/**
+ * `dsh permissions check <tool> '<json>'`: what claude-code-permissions decides
+ * for a call — the decision, the rule and the file it came from, the mode and
+ * the reason — without running anything (no session, no approval, no body).
+ * When the config does not load the plugin, it is loaded with its defaults
+ * (the settings files of the current directory and the user's home).
+ */
+import type { PermissionCheck } from '@dsh/claude-code-permissions'
+import type { JsonObject } from '@dsh/kernel'
+import type { Kernel } from '../kernel.js'
+import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import type { Command } from './commands.js'
+import { parseJsonArgument } from './json-argument.js'
+
+const HELP = `Usage: dsh permissions check <tool> ['<json arguments>'] [--config dsh.yml] [--json]
+
+Prints what the claude-code-permissions plugin decides for one call of <tool>
+with these arguments (default {}): allow, ask or deny, the rule that decided and
+the file it came from (absent when the mode's default decided), the mode and
+the reason. Nothing runs: no session is opened and nobody is asked.
+
+Options:
+  -c, --config <file>  the dsh.yml to build from (default: ./dsh.yml if present,
+                       else the built-in defaults); without the plugin in it, the
+                       plugin is loaded with its defaults
+      --json           print the decision as one JSON object
+  -h, --help           show this help
+
+Exit codes: 0 printed; 2 bad usage, or a config or settings file that does not load.
+`
+
+const FLAGS = {
+  config: { type: 'string', short: 'c' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+async function check(kernel: Kernel, tool: string, args: JsonObject): Promise<PermissionCheck> {
+  const asked = kernel.ctx.bail('permissions/check', tool, args)
+  if (asked) return asked
+  const plugin = await bundledModule('claude-code-permissions')
+  const fork = kernel.ctx.plugin(plugin as any, {})
+  await kernel.ctx.lifecycle.flush()
+  const runtime = (fork as unknown as { runtime: { hasError?: boolean; error?: unknown } }).runtime
+  if (runtime.hasError) throw new UsageError(`claude-code-permissions cannot start: ${(runtime.error as Error)?.message ?? String(runtime.error)}`)
+  const answer = kernel.ctx.bail('permissions/check', tool, args)
+  if (!answer) throw new UsageError('claude-code-permissions did not answer')
+  return answer
+}
+
+function format(result: PermissionCheck): string {
+  const lines = [
+    `decision: ${result.decision}`,
+    `rule:     ${result.rule ?? '(none: the mode decided)'}`,
+    `source:   ${result.source ?? '-'}`,
+    `mode:     ${result.mode}`,
+    `tool:     ${result.name}${result.ruleTool !== result.name ? ` (rules see ${result.ruleTool})` : ''}`,
+    `reason:   ${result.reason}`,
+  ]
+  return lines.join('\n')
+}
+
+export const permissionsCommand: Command = {
+  summary: 'print what the permission rules decide for a call, without running it',
+  async run(argv) {
+    let kernel: Kernel | undefined
+    try {
+      const { values, positionals } = parseFlags('permissions', argv, FLAGS, true)
+      if (values.help) {
+        process.stdout.write(HELP)
+        return 0
+      }
+      const [sub, tool, json, ...extra] = positionals
+      if (sub !== 'check') throw new UsageError(sub === undefined ? 'missing the subcommand: dsh permissions check <tool> \'<json>\'' : `unknown subcommand ${JSON.stringify(sub)}; the one subcommand is check`)
+      if (!tool) throw new UsageError('missing the tool name: dsh permissions check <tool> \'<json>\'')
+      if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}; quote the JSON arguments as one word`)
+      const parsed = json === undefined ? { ok: true as const, value: {} } : parseJsonArgument(json)
+      if (!parsed.ok) throw new UsageError(parsed.message)
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) throw new UsageError('the arguments must be a JSON object')
+      kernel = await commandKernel(findConfig(values.config))
+      const result = await check(kernel, tool, parsed.value as JsonObject)
+      process.stdout.write((values.json ? JSON.stringify(result) : format(result)) + '\n')
+      return 0
+    } catch (error) {
+      return usageFailure('permissions', error)
+    } finally {
+      await kernel?.dispose()
+    }
+  },
+}

@@ -1,0 +1,196 @@
+/**
+ * Deciding one Bash command against the rules. The command is read into its
+ * simple commands; each is a part, and for a part that runs another command
+ * (a wrapper, `sh -c`, `eval`) the wrapped command is a part of it too.
+ *
+ * - a deny rule matching any part, at any depth, denies the whole;
+ * - a part we cannot know before the run (an expansion in its name or
+ *   arguments, an unknown wrapper option, text the parser cannot read) makes
+ *   the whole `unknown` — it asks;
+ * - an ask rule matching any part asks;
+ * - the whole is allowed only when every part is allowed: by an allow rule
+ *   for the part as written, or — for a transparent wrapper — for the
+ *   command it wraps;
+ * - otherwise the mode's default decides (`none`).
+ *
+ * What does not depend on the rules — the parse, each part's texts, flags and
+ * wrapped command — is computed once per command text and cached with the
+ * parse; deciding is then matching only.
+ */
+import { splitFlags, UNKNOWN_WORD, type SplitWords } from './bash-pattern.js'
+import type { BashIndex, CompiledRule, RuleSet } from './ruleset.js'
+import { analyzeShell, type ShellAnalysis, type SimpleCommand } from './shell.js'
+import { programName, unwrap } from './wrappers.js'
+
+export type Verdict = 'deny' | 'unknown' | 'ask' | 'none' | 'allow'
+
+export interface PartResult {
+  verdict: Verdict
+  rule?: CompiledRule
+  reason?: string
+}
+
+const RANK: Record<Verdict, number> = { allow: 0, none: 1, ask: 2, unknown: 3, deny: 4 }
+const MAX_DEPTH = 8
+const CACHE_SIZE = 512
+
+/** Parses by command text: a model repeats commands, and parsing costs more than matching. */
+const parses = new Map<string, ShellAnalysis>()
+
+export function cachedAnalysis(command: string): ShellAnalysis {
+  let analysis = parses.get(command)
+  if (analysis) return analysis
+  analysis = analyzeShell(command)
+  // first in, first out: the oldest parse goes
+  if (parses.size >= CACHE_SIZE) parses.delete(parses.keys().next().value!)
+  parses.set(command, analysis)
+  return analysis
+}
+
+/** A part of the command the preset allows without a rule (Codex's read-only commands). */
+export type PresetAllow = (words: readonly string[]) => boolean
+
+/** What a part is, apart from any rule. */
+interface Prepared {
+  name: string | null
+  /** every word and assignment known, and no unknown tail */
+  known: boolean
+  bare: string
+  /** with the assignments in front (what allow rules see) */
+  full: string
+  /** what deny and ask rules see, with the first word of each */
+  texts: string[]
+  heads: string[]
+  split: SplitWords
+  looseHead: string
+  wrapped?: ReturnType<typeof unwrap>
+  /** the wrapped command as a part of its own (for `command` wrappers) */
+  inner?: SimpleCommand
+  hasAssignments: boolean
+}
+
+interface Part extends SimpleCommand {
+  /** the command gets arguments only known at run time (under xargs) */
+  unknownTail?: boolean
+}
+
+const prepared = new WeakMap<SimpleCommand, Prepared>()
+
+function render(words: readonly (string | null)[], unknownTail: boolean): string {
+  let text = ''
+  for (const word of words) text += (text ? ' ' : '') + (word ?? UNKNOWN_WORD)
+  return unknownTail ? `${text} ${UNKNOWN_WORD}` : text
+}
+
+function headOf(text: string): string {
+  const space = text.indexOf(' ')
+  return space < 0 ? text : text.slice(0, space)
+}
+
+function prepare(command: Part): Prepared {
+  let facts = prepared.get(command)
+  if (facts) return facts
+  const { assignments, words } = command
+  const tail = !!command.unknownTail
+  const name = words[0] ?? null
+  const bare = render(words, tail)
+  const full = assignments.length ? render([...assignments, ...words], tail) : bare
+  const loose = words.map((word) => word ?? UNKNOWN_WORD)
+  if (tail) loose.push(UNKNOWN_WORD)
+  const texts = full === bare ? [bare] : [full, bare]
+  // deny and ask also see the program by its base name: `/bin/rm` is `rm`
+  if (typeof name === 'string' && programName(name) !== name) {
+    loose[0] = programName(name)
+    texts.push(render([loose[0], ...words.slice(1)], tail))
+  }
+  facts = {
+    name,
+    known: !tail && words.every((word) => word !== null) && assignments.every((word) => word !== null),
+    bare,
+    full,
+    texts,
+    heads: texts.map(headOf),
+    split: splitFlags(loose),
+    looseHead: loose[0] ?? UNKNOWN_WORD,
+    hasAssignments: assignments.length > 0,
+  }
+  if (typeof name === 'string') {
+    facts.wrapped = unwrap(words)
+    if (facts.wrapped?.kind === 'command') {
+      const inner: Part = { assignments: [], words: facts.wrapped.words }
+      if (tail || facts.wrapped.unknownTail) inner.unknownTail = true
+      facts.inner = inner
+    }
+  }
+  prepared.set(command, facts)
+  return facts
+}
+
+export function decideBash(command: string, set: RuleSet, presetAllow?: PresetAllow): PartResult {
+  return decideScript(command, set, 0, presetAllow)
+}
+
+function decideScript(script: string, set: RuleSet, depth: number, presetAllow?: PresetAllow): PartResult {
+  const analysis = cachedAnalysis(script)
+  if (analysis.kind === 'unparseable') return { verdict: 'unknown', reason: analysis.reason }
+  const { commands } = analysis
+  if (!commands.length) return { verdict: 'none' }
+  let worst: PartResult | undefined
+  let first: PartResult | undefined
+  for (const command of commands) {
+    const part = decidePart(command, set, depth, presetAllow)
+    first ??= part
+    if (!worst || RANK[part.verdict] > RANK[worst.verdict]) worst = part
+    // nothing outranks a deny
+    if (part.verdict === 'deny') return part
+  }
+  // every part allowed: the first part's rule is the one recorded
+  return worst!.verdict === 'allow' ? first! : worst!
+}
+
+function decidePart(command: Part, set: RuleSet, depth: number, presetAllow?: PresetAllow): PartResult {
+  if (depth > MAX_DEPTH) return { verdict: 'unknown', reason: `commands nested more than ${MAX_DEPTH} deep` }
+  const facts = prepare(command)
+  const denied = match(set.bash.deny, facts, true)
+  if (denied) return { verdict: 'deny', rule: denied }
+
+  let inner: PartResult | undefined
+  const { wrapped } = facts
+  if (wrapped?.kind === 'unknown') inner = { verdict: 'unknown', reason: wrapped.reason }
+  else if (facts.inner) inner = decidePart(facts.inner, set, depth + 1, presetAllow)
+  else if (wrapped?.kind === 'script') {
+    inner = wrapped.script === null
+      ? { verdict: 'unknown', reason: 'the script given to a shell is not known before the run' }
+      : decideScript(wrapped.script, set, depth + 1, presetAllow)
+  }
+  if (inner?.verdict === 'deny') return inner
+
+  if (facts.name === null) return { verdict: 'unknown', reason: 'the command name is not known before the run' }
+  if (inner?.verdict === 'unknown') return inner
+  if (!facts.known) return { verdict: 'unknown', reason: `${facts.bare.replaceAll(UNKNOWN_WORD, '…')}: an argument is not known before the run` }
+  const asked = match(set.bash.ask, facts, true)
+  if (asked) return { verdict: 'ask', rule: asked }
+  if (inner?.verdict === 'ask') return inner
+  const allowed = match(set.bash.allow, facts, false)
+  if (allowed) return { verdict: 'allow', rule: allowed }
+  if (wrapped && wrapped.kind !== 'unknown' && wrapped.transparent && inner?.verdict === 'allow') return inner
+  if (presetAllow && !facts.hasAssignments && presetAllow(command.words as string[])) return { verdict: 'allow' }
+  return { verdict: 'none' }
+}
+
+/** Deny and ask rules see every text and the flags as a set; allow rules the full text as written. */
+function match(index: BashIndex, facts: Prepared, loose: boolean): CompiledRule | undefined {
+  if (index.any.length) return index.any[0]
+  const texts = loose ? facts.texts : [facts.full]
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]
+    const candidates = index.byHead.get(loose ? facts.heads[i] : headOf(text))
+    if (candidates) for (const rule of candidates) if (rule.bash!.strict(text)) return rule
+    for (const rule of index.general) if (rule.bash!.strict(text)) return rule
+  }
+  if (!loose) return undefined
+  const candidates = index.byHead.get(facts.looseHead)
+  if (candidates) for (const rule of candidates) if (rule.bash!.loose?.(facts.split)) return rule
+  for (const rule of index.general) if (rule.bash!.loose?.(facts.split)) return rule
+  return undefined
+}

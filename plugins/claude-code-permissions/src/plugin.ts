@@ -1,0 +1,175 @@
+/**
+ * claude-code-permissions: the `permissions` of Claude Code settings files
+ * (and Codex's approval policies) as a `tools/pre-execute` listener.
+ *
+ * A deny is returned without calling `next()`. An allow passes the call on
+ * (`next()`), so it never turns a later listener's, a hook's or a guard's
+ * denial into an allow. An ask is combined with what the rest of the chain
+ * decides (a deny there wins). Every decision appends `permission/decided`
+ * before the listener answers; if that append fails, the listener throws and
+ * the pipeline denies.
+ */
+import type { Context } from 'cordis'
+import { homedir } from 'node:os'
+import { resolve } from 'node:path'
+import { CLAUDE_TOOL_NAMES, claudeToolNamer, settingsFiles, watchFiles } from '@dsh/claude-code-settings'
+import type { JsonObject } from '@dsh/kernel'
+import type { Execution, PreToolDecision } from '@dsh/tools'
+import type { Config } from './config.js'
+import { decide, type Outcome } from './decide.js'
+import { isMode, type PermissionMode } from './modes.js'
+import { loadShellParser } from './shell.js'
+import { rootOf, RuleStore, type SettingsSource } from './store.js'
+
+/** What `permission/decided` records. */
+export interface PermissionDecided {
+  callId: string
+  name: string
+  decision: 'allow' | 'ask' | 'deny'
+  mode: PermissionMode
+  rule?: string
+  source?: string
+}
+
+/** A decision without a call: what `dsh permissions check` prints. */
+export interface PermissionCheck extends Omit<PermissionDecided, 'callId'> {
+  reason: string
+  /** the name rules saw */
+  ruleTool: string
+}
+
+export interface PermissionView {
+  mode: PermissionMode
+  preset?: string
+  files: string[]
+  rules: PermissionRuleView[]
+}
+
+/** One effective rule and where it came from, for inspection. */
+export interface PermissionRuleView {
+  list: 'allow' | 'ask' | 'deny'
+  rule: string
+  source: string
+}
+
+declare module 'cordis' {
+  interface Events {
+    /** the settings files were re-read; `problem` set when they could not be, and the previous rules stay */
+    'permissions/reloaded'(report: { files: string[]; problem?: string }): void
+    /** decide a call without running it (the first listener's answer wins) */
+    'permissions/check'(name: string, args: JsonObject): PermissionCheck | undefined
+    /** the effective rules, the mode and the files read */
+    'permissions/rules'(): PermissionView | undefined
+  }
+}
+
+declare module '@dsh/kernel' {
+  interface SessionEvents {
+    'permission/decided': PermissionDecided
+  }
+}
+
+export { Config } from './config.js'
+export const name = 'claude-code-permissions'
+export const inject = { required: ['tools'], optional: ['sandbox'] }
+
+const RELOAD_DEBOUNCE_MS = 50
+
+function sources(config: Config, workspace: string, home: string): SettingsSource[] {
+  if (config.settingsFiles) return config.settingsFiles.map((file) => ({ file: resolve(workspace, file), root: rootOf(resolve(workspace, file), workspace) }))
+  return settingsFiles({ workspace, home }).map(({ scope, file }) => ({ file, root: scope === 'user' ? home : workspace }))
+}
+
+async function prepare(ctx: Context, config: Config) {
+  const sandbox = ctx.get('sandbox') as { defaults?: { workspace?: string } } | undefined
+  const workspace = resolve(config.workspace ?? sandbox?.defaults?.workspace ?? process.cwd())
+  const home = resolve(config.home ?? homedir())
+  const toolName = claudeToolNamer(config.toolNames ?? {})
+  const extraTools = new Set([...Object.values(CLAUDE_TOOL_NAMES), ...Object.values(config.toolNames ?? {})])
+  await loadShellParser()
+  const store = new RuleStore(sources(config, workspace, home), config.permissions, { workspace, home, extraTools })
+  const logger = ctx.logger('claude-code-permissions')
+  const refresh = () => {
+    const report = store.refresh()
+    if (!report.changed) return
+    if (report.problem) logger.warn('%s (the previous rules stay until it is fixed)', report.problem)
+    ctx.emit('permissions/reloaded', report.problem ? { files: [...store.sources], problem: report.problem } : { files: [...store.sources] })
+  }
+  ctx.effect(() => watchFiles(store.sources, refresh, RELOAD_DEBOUNCE_MS))
+
+  const modeOf = (): PermissionMode => {
+    const set = store.rules
+    const inline = config.permissions?.defaultMode
+    let mode: PermissionMode = isMode(inline) ? inline : config.defaultMode ?? set.defaultMode?.mode ?? 'default'
+    // a managed "disableBypassPermissionsMode" wins over every other source's choice
+    if (mode === 'bypassPermissions' && set.bypassDisabled) mode = 'default'
+    return mode
+  }
+  const tools = ctx.get('tools') as { get(name: string): { annotations?: { readOnlyHint?: boolean } } | undefined }
+  return {
+    refresh,
+    decide(name: string, args: Readonly<JsonObject>) {
+      refresh()
+      const set = store.rules
+      const mode = modeOf()
+      const tool = toolName(name)
+      const readOnly = name === 'run_code' || tools.get(name)?.annotations?.readOnlyHint === true
+      const outcome = decide({ tool, args, readOnly }, { set, mode, preset: config.preset, workspace, directories: [workspace, ...set.additionalDirectories] })
+      return { outcome, mode, tool }
+    },
+    view(): PermissionView {
+      refresh()
+      return {
+        mode: modeOf(),
+        ...(config.preset ? { preset: config.preset } : {}),
+        files: [...store.sources],
+        rules: store.rules.rules.map((rule) => ({ list: rule.list, rule: rule.text, source: rule.source })),
+      }
+    },
+  }
+}
+
+function record(exec: Pick<Execution, 'callId' | 'name'>, outcome: Outcome, mode: PermissionMode): PermissionDecided {
+  const data: PermissionDecided = { callId: exec.callId, name: exec.name, decision: outcome.decision, mode }
+  if (outcome.rule) {
+    data.rule = outcome.rule.text
+    data.source = outcome.rule.source
+  }
+  return data
+}
+
+export async function apply(ctx: Context, config: Config): Promise<void> {
+  let loaded: Awaited<ReturnType<typeof prepare>> | undefined
+  const ready = prepare(ctx, config)
+  // a call waiting on a failed load is refused by the pipeline (a throwing listener denies)
+  ready.catch(() => {})
+
+  ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
+    const engine = await ready
+    const { outcome, mode } = engine.decide(exec.name, exec.arguments)
+    await exec.session.append('permission/decided', record(exec, outcome, mode))
+    // a rule's deny stands: the listeners after this one never get to weaken it
+    if (outcome.decision === 'deny') return { kind: 'deny', reason: outcome.reason }
+    const after = await next()
+    if (outcome.decision === 'allow' || after.kind === 'deny') return after
+    const ask: PreToolDecision = { kind: 'ask', reason: outcome.reason }
+    if (after.kind === 'ask') {
+      ask.reason = [outcome.reason, after.reason].filter((reason) => reason).join('; ')
+      if (after.sandboxMode) ask.sandboxMode = after.sandboxMode
+    }
+    if (outcome.sandboxMode && !ask.sandboxMode) ask.sandboxMode = outcome.sandboxMode
+    return ask
+  })
+
+  ctx.on('permissions/check', (name, args) => {
+    // answered only once loaded; `dsh permissions check` waits for the plugin to start
+    const engine = loaded
+    if (!engine) return undefined
+    const { outcome, mode, tool } = engine.decide(name, args)
+    const { callId: _callId, ...data } = record({ callId: '', name }, outcome, mode)
+    return { ...data, reason: outcome.reason, ruleTool: tool }
+  })
+  ctx.on('permissions/rules', () => loaded?.view())
+
+  loaded = await ready
+}

@@ -1,0 +1,89 @@
+/**
+ * `dsh permissions check` as a real child process, in a project whose
+ * .claude/settings.json holds rules (and a temporary HOME): the decision, the
+ * rule and the file, nothing run, and bad input refused by name.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '../..')
+const CLI = join(root, 'core/dsh/lib/cli.js')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+let dir: string
+
+function dsh(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: join(dir, 'home'), NO_COLOR: '' } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdin.end()
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+beforeAll(() => {
+  if (!existsSync(join(root, 'core/dsh/lib/cli/permissions-command.js'))) throw new Error('core/dsh/lib is not built: run `npx tsc -b` first')
+})
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dsh-perm-cli-'))
+  mkdirSync(join(dir, 'home'))
+  mkdirSync(join(dir, '.claude'))
+  writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm run test:*)'], deny: ['Bash(rm:*)', 'Read(./.env)'] } }))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('dsh permissions check', () => {
+  it('prints the decision, the rule and its file, and runs nothing', async () => {
+    const denied = await dsh(['permissions', 'check', 'bash', '{"command":"npm run test && rm -rf /"}'])
+    expect(denied.stderr).toBe('')
+    expect(denied.code).toBe(0)
+    expect(denied.stdout).toContain('decision: deny')
+    expect(denied.stdout).toContain('rule:     Bash(rm:*)')
+    expect(denied.stdout).toContain(`source:   ${join(dir, '.claude/settings.json')}`)
+    const allowed = await dsh(['permissions', 'check', 'bash', '{"command":"npm run test -- --watch"}', '--json'])
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ decision: 'allow', rule: 'Bash(npm run test:*)', mode: 'default', name: 'bash', ruleTool: 'Bash' })
+    const byMode = JSON.parse((await dsh(['permissions', 'check', 'write', '{"file_path":"a.txt","content":"x"}', '--json'])).stdout)
+    expect(byMode).toMatchObject({ decision: 'ask', mode: 'default' })
+    expect(byMode.rule).toBeUndefined()
+    expect((await dsh(['permissions', 'check', 'read', '{"file_path":".env"}'])).stdout).toContain('decision: deny')
+    // nothing ran and no session was written
+    expect(existsSync(join(dir, '.dsh')) ? readdirSync(join(dir, '.dsh')) : []).not.toContain('sessions')
+  }, 90_000)
+
+  it('refuses a bad rule by file, index and rule, and bad usage, with exit 2', async () => {
+    writeFileSync(join(dir, '.claude/settings.local.json'), JSON.stringify({ permissions: { ask: ['Bash(git push:*)', 'Bash(npm'] } }))
+    const bad = await dsh(['permissions', 'check', 'bash', '{"command":"ls"}'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain(`${join(dir, '.claude/settings.local.json')}: permissions.ask[1]: rule "Bash(npm" is not of the form Tool or Tool(specifier)`)
+    expect((await dsh(['permissions', 'check'])).code).toBe(2)
+    const json = await dsh(['permissions', 'check', 'bash', '{"command":'])
+    expect(json.code).toBe(2)
+    expect(json.stderr).toMatch(/not valid JSON/)
+    expect((await dsh(['permissions', 'frobnicate'])).stderr).toMatch(/unknown subcommand "frobnicate"/)
+  }, 90_000)
+})
+
+describe('dsh inspect', () => {
+  it('shows the effective rules with the file each came from', async () => {
+    writeFileSync(join(dir, 'dsh.yml'), 'plugins:\n  claude-code-permissions:\n    permissions:\n      ask: ["Bash(git push:*)"]\n')
+    const run = await dsh(['inspect', '--no-probe'])
+    expect(run.stderr).toBe('')
+    expect(run.stdout).toContain('permissions (claude-code-permissions): mode default')
+    expect(run.stdout).toMatch(new RegExp(`deny +Bash\\(rm:\\*\\)  — ${join(dir, '.claude/settings.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`))
+    expect(run.stdout).toMatch(/ask +Bash\(git push:\*\)  — inline/)
+    const json = JSON.parse((await dsh(['inspect', '--no-probe', '--json'])).stdout)
+    expect(json.permissions.rules).toContainEqual({ list: 'allow', rule: 'Bash(npm run test:*)', source: join(dir, '.claude/settings.json') })
+  }, 90_000)
+})
