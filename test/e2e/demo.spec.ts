@@ -20,7 +20,7 @@ describe('dsh demo', () => {
     expect(out).toContain(`sandbox backend: ${backend}\n`)
     expect(out).toMatch(REFUSAL[backend as 'bwrap' | 'landlock'])
     expect(out).toMatch(/1\. a shell command runs confined.*\n\s+ok hello from Linux .*write refused inside the sandbox/)
-    expect(out).toMatch(/2\. a write is refused under read-only\n\s+TOOL_FAILED .*read-only/)
+    expect(out).toMatch(/2\. a write is refused under read-only, with the way to allow it\n\s+DENIED write needs the sandbox mode workspace-write/)
     expect(out).toMatch(/answered "allow once" automatically by the demo/)
     expect(out).toMatch(/"files":\["approved.txt"\],"bytes":23/)
     expect(out).toMatch(/full text at .*spill/)

@@ -55,7 +55,7 @@ describe('format', () => {
     } as unknown as ApprovalRequestEvent
     const text = describeRequest(request, limits)
     expect(text).toContain('Tool:     bash')
-    expect(text).toContain('Sandbox:  workspace-write (asked for this call)')
+    expect(text).toContain('Sandbox:  workspace-write for this call: allowing lets it write inside the workspace')
     expect(text).toContain('Reason:   lists\\u{001b}[31m')
     expect(text).toContain('From:     run_code call rc-1')
     expect(text).toContain('"command": "ls"')

@@ -37,7 +37,7 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
     expect(results(out)[0]).toMatchObject({ stdinTTY: true, stdoutTTY: true })
     expect(screen).toContain('Approval needed')
     expect(screen).toMatch(/Tool:\s+bash/)
-    expect(screen).toMatch(/Sandbox:\s+workspace-write \(asked for this call\)/)
+    expect(screen).toMatch(/Sandbox:\s+workspace-write for this call: allowing lets it write inside the workspace/)
     expect(screen).toMatch(/Reason:\s+runs the tests/)
     expect(screen).toContain(`"note": "${'x'.repeat(40)}…[cut 460 more chars]"`)
     expect(screen).not.toContain('x'.repeat(41))

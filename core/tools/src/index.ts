@@ -1,4 +1,5 @@
 export * from './types.js'
+export * from './required-mode.js'
 export * from './approval-gate.js'
 export * from './registry.js'
 export * from './results.js'

@@ -4,7 +4,7 @@
  * views (schemas, wire schemas) cached until the registry changes.
  */
 import type { Context } from 'cordis'
-import { filterOf, KernelError } from '@dsh/kernel'
+import { filterOf, isSandboxMode, KernelError } from '@dsh/kernel'
 import { compileCheck, schemaProblem, type ArgumentCheck } from './validate.js'
 import type { Guard, JsonSchema, ToolDefinition, ToolScope, ToolsMode } from './types.js'
 
@@ -69,6 +69,9 @@ export class Registry {
     const problem = schemaProblem(def.parameters)
     if (problem) return ['INVALID_TOOL', problem]
     if (def.timeoutMs !== undefined && !(Number.isFinite(def.timeoutMs) && def.timeoutMs > 0)) return ['INVALID_TOOL', 'timeoutMs must be a positive number']
+    if (def.requiredMode !== undefined && typeof def.requiredMode !== 'function' && !isSandboxMode(def.requiredMode)) {
+      return ['INVALID_TOOL', 'requiredMode must be read-only, workspace-write, danger-full-access or a function of the arguments']
+    }
     if (def.concurrency !== undefined && def.concurrency !== 'parallel' && def.concurrency !== 'exclusive' && typeof def.concurrency !== 'function') {
       return ['INVALID_TOOL', 'concurrency must be "parallel", "exclusive" or a function']
     }

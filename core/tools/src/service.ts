@@ -9,7 +9,7 @@ import { detachServiceContext, exposeService, KernelError, listenerList, ownerNa
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
-import type { PipelineEnv } from './pipeline/state.js'
+import type { PipelineEnv, SandboxModes } from './pipeline/state.js'
 import { Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
 import { ScopedRegistrations } from './owners.js'
 import { classify } from './scheduler.js'
@@ -52,6 +52,7 @@ export class ToolService extends Service {
         result: listenerList(ctx, 'tools/result'),
       },
       approval: () => this.root.get('approval') as ApprovalGate | undefined,
+      sandbox: () => this.root.get('sandbox') as SandboxModes | undefined,
       tokens: new WeakSet(),
     }
     // a shadow context per traced member access was most of the cost of a registration

@@ -44,6 +44,12 @@ export interface ToolDefinition<A extends JsonObject = any> {
   concurrency?: Concurrency | ((args: A) => Concurrency)
   prompt?: string
   finalizeContent?(exec: Execution, result: ToolResult): ContentBlock[] | undefined
+  /**
+   * the sandbox mode a call with these arguments needs (`write`/`edit`: `workspace-write`); an
+   * approved ask for a call needing more than the session's mode runs it with this mode, and
+   * without an ask such a call ends `DENIED` before its body
+   */
+  requiredMode?: SandboxMode | ((args: A) => SandboxMode | undefined)
 }
 
 export interface ToolError {

@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from '@dsh/kernel'
 import type { ApprovalRequestEvent } from '@dsh/approval'
+import { describeModeGrant } from '@dsh/tools'
 
 export interface FormatLimits {
   /** longest string value shown in full (default 200 characters) */
@@ -72,7 +73,7 @@ export function describeRequest(request: ApprovalRequestEvent, limits: FormatLim
   const { exec } = request
   const rows = [
     `Tool:     ${sanitize(cutString(String(exec.name), limits.maxValueChars))}`,
-    `Sandbox:  ${request.sandboxMode ? `${request.sandboxMode} (asked for this call)` : "the session's mode"}`,
+    `Sandbox:  ${request.sandboxMode ? `${request.sandboxMode} for this call: allowing lets it ${describeModeGrant(request.sandboxMode)}` : "the session's mode"}`,
     `Reason:   ${request.reason ? sanitize(cutString(request.reason, limits.maxValueChars * 2)) : '(none given)'}`,
   ]
   if (exec.parent) rows.push(`From:     run_code call ${sanitize(String(exec.parent.callId))}`)

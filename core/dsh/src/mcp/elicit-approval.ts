@@ -10,7 +10,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { describeError } from '@dsh/kernel'
 import type { ApprovalRequestEvent } from '@dsh/approval'
-import type { ApprovalOutcome } from '@dsh/tools'
+import { describeModeGrant, type ApprovalOutcome } from '@dsh/tools'
 
 export const DECISION = Object.freeze({ once: 'allow once', session: 'allow for this session', deny: 'deny' })
 
@@ -42,7 +42,7 @@ export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormPa
   const lines = [`Allow the tool call ${JSON.stringify(safe(String(exec.name)))}?`]
   if (request.reason !== undefined) lines.push(`Reason: ${safe(cut(request.reason, MAX_REASON_CHARS))}`)
   if (exec.parent) lines.push(`From the run_code call ${JSON.stringify(safe(String(exec.parent.callId)))}.`)
-  if (request.sandboxMode) lines.push(`It would run with sandbox mode ${request.sandboxMode}.`)
+  if (request.sandboxMode) lines.push(`It would run with sandbox mode ${request.sandboxMode}: allowing lets this call ${describeModeGrant(request.sandboxMode)}.`)
   lines.push(`Arguments:\n${safe(cut(args, MAX_ARGUMENTS_CHARS))}`)
   lines.push(`"${DECISION.session}" approves these exact arguments for the rest of this session.`)
   return {

@@ -8,7 +8,8 @@ import { compose, describeError, Inflight } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { SandboxMode } from '@dsh/kernel'
 import type { ResultErrorCode } from '@dsh/kernel'
-import type { Execution, PreToolDecision } from '../types.js'
+import { modeAbove, requiredModeOf } from '../required-mode.js'
+import type { Execution, PreToolDecision, ToolDefinition } from '../types.js'
 import type { Admitted, Call, PipelineEnv } from './state.js'
 
 const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
@@ -43,7 +44,7 @@ function refused(call: Call, code: ResultErrorCode, message: string): Admitted {
  * decision any listener settled with wins; a listener that answers without
  * calling `next()` decides for the listeners after it, which never ran.
  */
-export async function preExecute(env: PipelineEnv, call: Call, exec: Execution): Promise<Admitted> {
+export async function preExecute(env: PipelineEnv, call: Call, exec: Execution, def?: ToolDefinition): Promise<Admitted> {
   let strictest: Seen = ALLOW
   const observe = (outcome: unknown, threw: boolean) => {
     const seen: Seen = threw ? { kind: 'failed', reason: `a tools/pre-execute listener failed: ${describeError(outcome)}` } : checkDecision(outcome)
@@ -64,14 +65,32 @@ export async function preExecute(env: PipelineEnv, call: Call, exec: Execution):
     case 'allow': return ADMITTED
     case 'failed':
     case 'deny': return refused(call, 'DENIED', decision.reason)
-    case 'ask': return ask(env, call, exec, decision.reason, decision.sandboxMode)
+    case 'ask': return ask(env, call, exec, decision.reason, decision.sandboxMode, def)
   }
 }
 
-async function ask(env: PipelineEnv, call: Call, exec: Execution, reason: string | undefined, sandboxMode: SandboxMode | undefined): Promise<Admitted> {
+/**
+ * The mode an approval would grant: the one the ask names, else the mode the
+ * tool needs when that is above the mode the call would run under — so the
+ * approver is shown what allowing lets the call do, and an approval can take
+ * effect (an approved write under read-only is not left to fail).
+ */
+function escalation(env: PipelineEnv, call: Call, exec: Execution, asked: SandboxMode | undefined, def: ToolDefinition | undefined): SandboxMode | undefined | { problem: string } {
+  if (asked) return asked
+  if (!def || def.requiredMode === undefined) return undefined
+  const required = requiredModeOf(def, exec.arguments)
+  if ('problem' in required) return required
+  const sandbox = env.sandbox()
+  if (!required.mode || !sandbox) return undefined
+  return modeAbove(required.mode, sandbox.resolveMode(call.session)) ? required.mode : undefined
+}
+
+async function ask(env: PipelineEnv, call: Call, exec: Execution, reason: string | undefined, asked: SandboxMode | undefined, def: ToolDefinition | undefined): Promise<Admitted> {
   const approval = env.approval()
   if (!approval) return refused(call, 'APPROVAL_UNAVAILABLE', `approval required${reason ? ` (${reason})` : ''} but no approval service is running`)
   try {
+    const sandboxMode = escalation(env, call, exec, asked, def)
+    if (typeof sandboxMode === 'object') return refused(call, 'DENIED', sandboxMode.problem)
     const outcome = await approval.request(sandboxMode ? { exec, reason, sandboxMode } : { exec, reason })
     if (outcome?.kind === 'approved') return outcome.sandboxMode ? { kind: 'admitted', approvedSandboxMode: outcome.sandboxMode } : ADMITTED
     if (outcome?.kind === 'denied') return refused(call, 'DENIED', `approval denied: ${outcome.reason}`)

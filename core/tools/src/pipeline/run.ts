@@ -9,6 +9,7 @@ import type { ExecuteInput, ParentToken, ToolResult } from '../types.js'
 import { execute } from './execute.js'
 import { finalize } from './finalize.js'
 import { runGuards } from './guards.js'
+import { checkMode } from './mode-check.js'
 import { postExecute } from './post-execute.js'
 import { preExecute } from './pre-execute.js'
 import { prepare, refuseIds } from './prepare.js'
@@ -70,13 +71,18 @@ const ADMITTED: Admitted = Object.freeze({ kind: 'admitted' })
  * one that answers at once is not awaited: no promise, no turn of the microtask queue.
  */
 async function throughTheGates(env: PipelineEnv, call: Call, ready: Ready, audit: AuditFacts): Promise<ToolResult> {
-  const admitted = call.gates.pre.length ? await preExecute(env, call, ready.exec) : ADMITTED
+  const admitted = call.gates.pre.length ? await preExecute(env, call, ready.exec, ready.entry.def) : ADMITTED
   if (admitted.kind === 'refused') return admitted.result
   if (admitted.approvedSandboxMode) audit.add({ approvedSandboxMode: admitted.approvedSandboxMode })
 
   const guarded = call.gates.guards.length ? runGuards(call, ready.exec) : undefined
   const refusal = guarded instanceof Promise ? await guarded : guarded
   if (refusal) return refusal
+
+  if (ready.entry.def.requiredMode !== undefined) {
+    const needs = checkMode(env, call, ready, admitted.approvedSandboxMode)
+    if (needs) return needs
+  }
 
   const ran = execute(call, ready, admitted.approvedSandboxMode, audit)
   const result = ran instanceof Promise ? await ran : ran

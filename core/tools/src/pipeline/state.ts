@@ -11,6 +11,11 @@ import type { SandboxMode } from '@dsh/kernel'
 
 type Fn = (...args: any[]) => any
 
+/** What the pipeline needs of the sandbox service: the mode a call would run under. */
+export interface SandboxModes {
+  resolveMode(session: Session, approvedExplicit?: SandboxMode): SandboxMode
+}
+
 /** The listener and guard set a call started with (a reload never changes it mid-call). */
 export interface GateSet {
   readonly pre: readonly Fn[]
@@ -25,6 +30,8 @@ export interface PipelineEnv {
   lists: { pre: ListenerList; around: ListenerList; post: ListenerList; result: ListenerList }
   /** the approval service, if one is running */
   approval(): ApprovalGate | undefined
+  /** the sandbox service's mode resolution, if one is running */
+  sandbox(): SandboxModes | undefined
   /** tokens handed out to `run_code` sub-dispatches */
   tokens: WeakSet<object>
   /** set while a reload swaps plugins: calls that start meanwhile wait for it */

@@ -87,6 +87,8 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       additionalProperties: false,
     },
     concurrency: 'exclusive',
+    // whatever its caller asks for: Codex's escalation request needs workspace-write, anything else the session's mode
+    requiredMode: (args) => (args.sandbox_permissions === 'require_escalated' ? 'workspace-write' : undefined),
     prompt: 'bash: commands run confined. In read-only mode nothing outside a private /tmp can be written; the network is off unless the host turned it on; protected paths (.git, .dsh, .claude, .codex, .mcp.json) stay read-only. The environment is fixed (PATH, HOME=workspace, LANG); there is no stdin. Use read, write and edit for files.',
     async execute(args, call) {
       const area = areaFor(sandbox, config, call)

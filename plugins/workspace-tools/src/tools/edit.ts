@@ -27,6 +27,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<Args & Re
   const sandbox = ctx.sandbox
   return {
     name: 'edit',
+    requiredMode: 'workspace-write',
     description: 'Replace old_string with new_string in a file. old_string must match exactly once, unless replace_all is true.',
     parameters: {
       type: 'object',

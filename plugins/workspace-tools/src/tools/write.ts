@@ -15,6 +15,7 @@ export function writeTool(ctx: Context, config: Config): ToolDefinition<{ file_p
   const sandbox = ctx.sandbox
   return {
     name: 'write',
+    requiredMode: 'workspace-write',
     description: 'Write a file in the workspace, replacing it if it exists and creating missing directories.',
     parameters: {
       type: 'object',
