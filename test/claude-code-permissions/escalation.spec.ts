@@ -14,6 +14,9 @@ import * as permissions from '@dsh/claude-code-permissions'
 import * as workspaceTools from '@dsh/workspace-tools'
 import type { ApprovalRequestEvent } from '@dsh/tools'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
+import { sandboxBackend, skipWhen } from '../backends.js'
+
+const noBackend = skipWhen(!(await sandboxBackend()), 'the bash escalation specs', 'no sandbox backend can confine a command on this machine')
 
 let k: TestKernel | undefined
 afterEach(async () => {
@@ -101,15 +104,10 @@ describe('an ask from a Claude Code hook', () => {
   }
 })
 
-describe('Codex escalation on bash (preset on-request)', () => {
+describe.skipIf(noBackend)('Codex escalation on bash (preset on-request)', () => {
   for (const answer of ['approved', 'denied'] as const) {
-    it(`require_escalated with a justification asks for workspace-write; ${answer}`, async (test) => {
+    it(`require_escalated with a justification asks for workspace-write; ${answer}`, async () => {
       const { k, asked } = await kernel([rules({ preset: 'on-request' })], answer)
-      const status = await k.ctx.sandbox.probe()
-      if (!status.chosen) {
-        console.log('skipped: no sandbox backend can confine a command on this machine (bwrap or landlock-run)')
-        return test.skip()
-      }
       const result = await k.call('bash', { command: 'echo hi > made.txt', sandbox_permissions: 'require_escalated', justification: 'write the build stamp' })
       expect(asked.map((request) => [request.sandboxMode, request.reason])).toEqual([['workspace-write', expect.stringContaining('write the build stamp')]])
       if (answer === 'approved') {

@@ -73,7 +73,7 @@ describe('decisions in the pipeline', () => {
     second.dispose()
     await k.plug({ settingsFiles: ['.claude/settings.json'], defaultMode: 'bypassPermissions', permissions: { defaultMode: 'plan' } })
     expect((await k.call('bash', { command: 'make' })).error?.message).toMatch(/mode plan/)
-    expect(k.events('permission/decided').map((event) => event.data.mode)).toEqual(['dontAsk', 'bypassPermissions', 'plan'])
+    expect(k.events('permission/decided').map((event) => (event.data as { mode: string }).mode)).toEqual(['dontAsk', 'bypassPermissions', 'plan'])
   })
 })
 
