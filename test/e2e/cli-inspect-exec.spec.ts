@@ -4,7 +4,7 @@
  * stdin a pipe (not a terminal): output, session files and exit codes.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,9 +12,9 @@ import fc from 'fast-check'
 import type { RegistrySnapshot } from '@dsh/tool-cordis'
 import { locateJsonError, parseJsonArgument } from '../../core/dsh/src/cli/json-argument.js'
 import { Tmux } from '../ui-approval/tmux.js'
+import { CLI, exitCodeIn, runCli, type Run } from './cli.js'
 
 const root = join(import.meta.dirname, '../..')
-const CLI = join(root, 'core/dsh/lib/cli.js')
 const fixtures = join(root, 'test/fixtures')
 const echo = `${fixtures}/plugins/echo-tool.mjs`
 const deny = `${fixtures}/plugins/deny-pattern.mjs`
@@ -40,25 +40,8 @@ plugins:
   tool-cordis: {}
 `
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function dsh(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // stdin is a pipe: no terminal, so nobody can answer an approval request
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '' } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.stdin.end()
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+// stdin is a pipe: no terminal, so nobody can answer an approval request
+const dsh = (args: string[], cwd: string): Promise<Run> => runCli(args, cwd)
 
 const ESC = '\x1b'
 const hasTmux = (() => { try { execFileSync('tmux', ['-V']); return true } catch { return false } })()
@@ -334,14 +317,7 @@ describe.skipIf(!hasTmux)('dsh exec on a terminal (tmux): ui-approval answers', 
     const exit = join(dir, 'exit-code')
     tmux.start(`'${process.execPath}' '${CLI}' exec needs_ok '{}' --session tty; echo $? > '${exit}'; sleep 30`, dir)
     const screen = await tmux.waitFor((s) => s.includes('Approval needed') && s.trimEnd().endsWith('└'), 'the approval prompt')
-    const code = async () => {
-      const deadline = Date.now() + 15_000
-      while (!existsSync(exit) || !readFileSync(exit, 'utf8').trim()) {
-        if (Date.now() > deadline) throw new Error(`dsh exec did not finish; the screen:\n${tmux!.screen()}`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      return Number(readFileSync(exit, 'utf8').trim())
-    }
+    const code = () => exitCodeIn(exit, () => tmux!.screen())
     return { tmux, screen, code }
   }
 

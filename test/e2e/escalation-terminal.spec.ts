@@ -11,9 +11,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Tmux } from '../ui-approval/tmux.js'
+import { CLI, exitCodeIn } from './cli.js'
 
 const root = join(import.meta.dirname, '../..')
-const CLI = join(root, 'core/dsh/lib/cli.js')
 const hasTmux = (() => { try { execFileSync('tmux', ['-V']); return true } catch { return false } })()
 if (!hasTmux) console.log('skipped: tmux is not installed, so no pseudo-terminal can drive the prompt')
 
@@ -62,14 +62,7 @@ async function exec(withRules: boolean) {
   const exit = join(dir, 'exit-code')
   tmux.start(`HOME='${dir}' '${process.execPath}' '${CLI}' exec write '{"file_path":"${dir}/out.txt","content":"written once"}'; echo $? > '${exit}'; sleep 60`, dir)
   const screen = await tmux.waitFor((s) => s.includes('Approval needed') && s.trimEnd().endsWith('└'), 'the approval prompt', 60_000)
-  const code = async () => {
-    const deadline = Date.now() + 60_000
-    while (!existsSync(exit) || !readFileSync(exit, 'utf8').trim()) {
-      if (Date.now() > deadline) throw new Error(`dsh exec did not finish; the screen:\n${tmux!.screen()}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    return Number(readFileSync(exit, 'utf8').trim())
-  }
+  const code = () => exitCodeIn(exit, () => tmux!.screen(), 60_000)
   return { tmux: tmux!, screen, code }
 }
 
@@ -81,7 +74,7 @@ describe.skipIf(!hasTmux)('escalation on a terminal', () => {
     tmux.keys('y')
     expect(await code()).toBe(0)
     expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe('written once')
-  }, 120_000)
+  }, 240_000)
 
   it('with the permission rules too: one question with both reasons; n leaves nothing written', async () => {
     const { tmux, screen, code } = await exec(true)
@@ -92,5 +85,5 @@ describe.skipIf(!hasTmux)('escalation on a terminal', () => {
     tmux.keys('Enter')
     expect(await code()).toBe(1)
     expect(existsSync(join(dir, 'out.txt'))).toBe(false)
-  }, 120_000)
+  }, 240_000)
 })

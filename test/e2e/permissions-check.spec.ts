@@ -4,34 +4,18 @@
  * rule and the file, nothing run, and bad input refused by name.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const root = join(import.meta.dirname, '../..')
-const CLI = join(root, 'core/dsh/lib/cli.js')
+import { runCli } from './cli.js'
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+const root = join(import.meta.dirname, '../..')
 
 let dir: string
 
-function dsh(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: join(dir, 'home'), NO_COLOR: '' } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.stdin.end()
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+/** The CLI in the project directory, with a temporary HOME (no user settings file). */
+const dsh = (args: string[]) => runCli(args, dir, { HOME: join(dir, 'home') })
 
 beforeAll(() => {
   if (!existsSync(join(root, 'core/dsh/lib/cli/permissions-command.js'))) throw new Error('core/dsh/lib is not built: run `npx tsc -b` first')
@@ -60,7 +44,7 @@ describe('dsh permissions check', () => {
     expect((await dsh(['permissions', 'check', 'read', '{"file_path":".env"}'])).stdout).toContain('decision: deny')
     // nothing ran and no session was written
     expect(existsSync(join(dir, '.dsh')) ? readdirSync(join(dir, '.dsh')) : []).not.toContain('sessions')
-  }, 90_000)
+  }, 240_000)
 
   it('refuses a bad rule by file, index and rule, and bad usage, with exit 2', async () => {
     writeFileSync(join(dir, '.claude/settings.local.json'), JSON.stringify({ permissions: { ask: ['Bash(git push:*)', 'Bash(npm'] } }))
@@ -72,7 +56,7 @@ describe('dsh permissions check', () => {
     expect(json.code).toBe(2)
     expect(json.stderr).toMatch(/not valid JSON/)
     expect((await dsh(['permissions', 'frobnicate'])).stderr).toMatch(/unknown subcommand "frobnicate"/)
-  }, 90_000)
+  }, 240_000)
 })
 
 describe('dsh inspect', () => {
@@ -85,5 +69,5 @@ describe('dsh inspect', () => {
     expect(run.stdout).toMatch(/ask +Bash\(git push:\*\)  — inline/)
     const json = JSON.parse((await dsh(['inspect', '--no-probe', '--json'])).stdout)
     expect(json.permissions.rules).toContainEqual({ list: 'allow', rule: 'Bash(npm run test:*)', source: join(dir, '.claude/settings.json') })
-  }, 90_000)
+  }, 240_000)
 })

@@ -55,7 +55,7 @@ function unique(hooks: readonly HookSpec[], defaultTimeout: number): HookSpec[] 
 }
 
 function refused(event: HookEvent, reason: string): Decided {
-  return event === 'PreToolUse' ? { kind: 'deny', reason } : { kind: 'block', reason }
+  return event === 'PreToolUse' || event === 'PermissionRequest' ? { kind: 'deny', reason } : { kind: 'block', reason }
 }
 
 /** Report config problems to the session once each; under `deny` they refuse the call. */

@@ -65,6 +65,7 @@ function strictest(a: Verdict, b: Verdict): Verdict {
 /** The decision of one JSON answer, or why it is malformed. */
 function decide(json: Json, event: HookEvent, label: string): Verdict {
   const malformed = (why: string): Verdict => ({ kind: 'no-answer', reason: `${label} printed malformed JSON: ${why}` })
+  if (event === 'PermissionRequest') return permissionVerdict(json, label)
   const pre = event === 'PreToolUse'
   let verdict: Verdict = { kind: 'none' }
 
@@ -109,6 +110,30 @@ function decide(json: Json, event: HookEvent, label: string): Verdict {
   return verdict
 }
 
+/**
+ * A PermissionRequest hook answers an approval with Claude Code's shape,
+ * `hookSpecificOutput.decision.behavior` `allow` (approved once) or `deny`
+ * (with `message`). Any other shape is no decision — never an allow — and the
+ * normal approval path applies; `continue: false` denies. A decision that
+ * rewrites the input (`updatedInput`) denies: arguments are never rewritten.
+ */
+function permissionVerdict(json: Json, label: string): Verdict {
+  if (field(json, 'continue') === false) return { kind: 'deny', reason: reasonOf(field(json, 'stopReason'), `${label} stopped processing (continue: false)`) }
+  const specific = field(json, 'hookSpecificOutput')
+  if (!specific || typeof specific !== 'object' || Array.isArray(specific)) return { kind: 'none' }
+  const name = field(specific as Json, 'hookEventName')
+  if (name !== undefined && name !== 'PermissionRequest') return { kind: 'none' }
+  const decision = field(specific as Json, 'decision')
+  if (!decision || typeof decision !== 'object' || Array.isArray(decision)) return { kind: 'none' }
+  const behavior = field(decision as Json, 'behavior')
+  if (behavior === 'deny') return { kind: 'deny', reason: reasonOf(field(decision as Json, 'message'), `denied by ${label}`) }
+  if (behavior !== 'allow') return { kind: 'none' }
+  if (field(decision as Json, 'updatedInput') !== undefined) {
+    return { kind: 'deny', reason: `${label} asked to rewrite the tool input (updatedInput), which is not supported: arguments are never rewritten after they are logged` }
+  }
+  return { kind: 'allow' }
+}
+
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]))
 
 /**
@@ -131,7 +156,7 @@ export function interpret(outcome: LaunchOutcome, event: HookEvent, label: strin
   const code = outcome.exitCode
   if (code === 2) {
     const reason = reasonOf(outcome.stderr, `${label} exited with status 2 and wrote no reason to stderr`)
-    return { kind: event === 'PreToolUse' ? 'deny' : 'block', reason }
+    return { kind: event === 'PreToolUse' || event === 'PermissionRequest' ? 'deny' : 'block', reason }
   }
   const parsed = parseStdout(outcome.stdout)
   if (parsed.kind === 'malformed') return { kind: 'no-answer', reason: `${label} gave no answer: ${parsed.reason}` }

@@ -13,7 +13,8 @@
  */
 import type { Context } from 'cordis'
 import { resolve } from 'node:path'
-import type { BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
+import type {} from '@dsh/approval'
+import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
 import { runEvent, type DispatchEnv } from './dispatch.js'
@@ -93,6 +94,14 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     // both ask: one question with both reasons, keeping the explicit sandbox mode the other asked for
     return { ...after, reason: [verdict.reason, after.reason].filter((reason) => reason).join('; ') }
   })
+
+  // PermissionRequest hooks answer before any person is asked (prepended), as Claude Code runs them before its dialog
+  ctx.on('approval/request', async (request, next): Promise<ApprovalOutcome> => {
+    const verdict = await runEvent(await ready, 'PermissionRequest', request.exec)
+    if (verdict.kind === 'allow') return { kind: 'approved', grant: 'once' }
+    if (verdict.kind === 'deny') return { kind: 'denied', reason: verdict.reason }
+    return next()
+  }, true)
 
   ctx.on('tools/post-execute', async (input, next): Promise<ToolResult | BlockDecision> => {
     const { exec, result } = input

@@ -5,7 +5,7 @@
 export type OnError = 'deny' | 'ignore'
 
 /** The hook events this plugin runs. Every other event in a settings file is ignored. */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest'] as const
 export type HookEvent = typeof HOOK_EVENTS[number]
 
 /** Where hooks come from: Claude Code's settings shape or Codex's hooks.json (same shape, its own keys). */
