@@ -35,10 +35,10 @@ describe('PermissionRequest', () => {
     expect((await k.call('custom', {})).isError).toBe(false)
     expect(k.ran).toEqual(['custom'])
     expect(asked).toEqual([])
-    expect(k.events('approval/decided').map((event) => event.data.outcome)).toEqual([{ kind: 'approved', grant: 'once' }])
+    expect(k.events('approval/decided').map((event) => (event.data as { outcome: unknown }).outcome)).toEqual([{ kind: 'approved', grant: 'once' }])
     // once: the next call asks the hook again
     await k.call('custom', {})
-    expect(k.events('hook/invoked').filter((event) => event.data.event === 'PermissionRequest')).toHaveLength(2)
+    expect(k.events('hook/invoked').filter((event) => (event.data as { event: string }).event === 'PermissionRequest')).toHaveLength(2)
   })
 
   it('deny: DENIED with the hook\'s message, the body never runs, the person is not asked', async () => {
@@ -84,7 +84,7 @@ describe('PermissionRequest', () => {
     await k.call('custom', { a: 1 })
     await k.call('read', { file_path: 'x' })
     const seen = JSON.parse(readFileSync(join(k.dir, 'seen.json'), 'utf8'))
-    expect(k.events('hook/invoked').filter((event) => event.data.event === 'PermissionRequest')).toHaveLength(1)
+    expect(k.events('hook/invoked').filter((event) => (event.data as { event: string }).event === 'PermissionRequest')).toHaveLength(1)
     expect(seen).toMatchObject({ hook_event_name: 'PermissionRequest', tool_name: 'custom', tool_input: { a: 1 }, session_id: 'test', cwd: k.dir, permission_mode: 'default' })
     expect(seen.transcript_path).toBe(k.session.path)
   })
