@@ -2,7 +2,7 @@
 // against the same call with an empty rule set in the same run. Rules are compiled once, as per
 // load; the command's parse is cached (a model repeats commands) — the cold figure is in the note.
 import { compileRuleSet, decide, INLINE, loadShellParser } from '@dsh/claude-code-permissions'
-import { perIteration } from './lib.js'
+import { median, perIteration } from './lib.js'
 
 const WORKSPACE = '/work/project'
 const programs = ['git', 'npm', 'npx', 'node', 'make', 'cargo', 'go', 'python3', 'pip', 'docker', 'kubectl', 'terraform', 'aws', 'gcloud', 'yarn', 'pnpm', 'ls', 'cat', 'grep', 'find']
@@ -40,11 +40,20 @@ export async function run() {
   const decideWith = (set, text) => decide({ tool: 'Bash', args: { command: text }, readOnly: false }, { set, mode: 'default', workspace: WORKSPACE, directories: [WORKSPACE] })
   if (decideWith(sets.full, command).decision !== 'allow') throw new Error('the benchmark command should be allowed by its rules')
   if (decideWith(sets.full, 'git status && rm -rf ~').decision !== 'deny') throw new Error('the benchmark rules should deny rm -rf')
-  const opts = { batch: 2000, samples: 15, warmup: 3 }
-  const ruled = await perIteration(() => decideWith(sets.full, command), opts)
-  const empty = await perIteration(() => decideWith(sets.empty, command), opts)
-  // a new command every time: the parse is not cached
-  const cold = await perIteration((i) => decideWith(sets.full, `${command} ${i}`), { batch: 200, samples: 9, warmup: 2 })
+  // in turns, so a stretch of load on this shared machine falls on both figures alike
+  // short batches: on a loaded machine a long one is more often preempted in the middle
+  const opts = { batch: 200, samples: 9, warmup: 2 }
+  const ruledRounds = []
+  const emptyRounds = []
+  for (let round = 0; round < 9; round++) {
+    ruledRounds.push(await perIteration(() => decideWith(sets.full, command), opts))
+    emptyRounds.push(await perIteration(() => decideWith(sets.empty, command), opts))
+  }
+  const ruled = median(ruledRounds)
+  const empty = median(emptyRounds)
+  // a new command every time (more than the cache holds): the parse is not cached
+  let fresh = 0
+  const cold = await perIteration(() => decideWith(sets.full, `${command} ${++fresh}`), { batch: 200, samples: 9, warmup: 2 })
   return [
     {
       name: 'permissions.check_us',
