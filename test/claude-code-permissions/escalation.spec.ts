@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as hooks from '@dsh/hooks-claude-code'
 import * as permissions from '@dsh/claude-code-permissions'
 import * as workspaceTools from '@dsh/workspace-tools'
-import type { ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import { sandboxBackend, skipWhen } from '../backends.js'
 

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Context, ForkScope } from 'cordis'
 import type { SessionEvent } from '@dsh/kernel'
 import * as permissions from '@dsh/claude-code-permissions'
-import type { ApprovalRequestEvent } from '@dsh/tools'
+import type { ApprovalRequestEvent } from '@dsh/approval'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
 
 export const TOOLS = ['bash', 'read', 'write', 'edit', 'custom'] as const

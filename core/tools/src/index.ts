@@ -1,5 +1,5 @@
 export * from './types.js'
-export * from './required-mode.js'
+export { describeModeGrant, modeAbove, requiredModeOf, type RequiredMode } from './required-mode.js'
 export * from './approval-gate.js'
 export * from './registry.js'
 export * from './results.js'

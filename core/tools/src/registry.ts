@@ -4,7 +4,8 @@
  * views (schemas, wire schemas) cached until the registry changes.
  */
 import type { Context } from 'cordis'
-import { filterOf, isSandboxMode, KernelError } from '@dsh/kernel'
+import { filterOf, KernelError } from '@dsh/kernel'
+import { isSandboxMode } from './required-mode.js'
 import { compileCheck, schemaProblem, type ArgumentCheck } from './validate.js'
 import type { Guard, JsonSchema, ToolDefinition, ToolScope, ToolsMode } from './types.js'
 

@@ -5,10 +5,14 @@
  * without an ask, such a call is refused before its body (`DENIED`, with the
  * way to allow it) instead of failing inside the tool.
  */
-import { isSandboxMode, type SandboxMode } from '@dsh/kernel'
+import { SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
 import type { ToolDefinition } from './types.js'
 
 const RANK: Record<SandboxMode, number> = { 'read-only': 0, 'workspace-write': 1, 'danger-full-access': 2 }
+
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === 'string' && (SANDBOX_MODES as readonly string[]).includes(value)
+}
 
 /** Whether mode `a` lets a call do more than mode `b`. */
 export function modeAbove(a: SandboxMode, b: SandboxMode): boolean {
