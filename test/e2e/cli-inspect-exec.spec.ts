@@ -70,7 +70,7 @@ const logOf = (id: string) => readFileSync(join(dir, '.dsh/sessions', `${id}.jso
 describe('dsh inspect', () => {
   it('--json prints one JSON document of the registry built from ./dsh.yml', async () => {
     const run = await dsh(['inspect', '--json'], dir)
-    expect(run.stderr).toBe('')
+    expect(run.stderr).toBe(`dsh inspect: config ${join(dir, 'dsh.yml')}\n`)
     expect(run.code).toBe(0)
     const snap = JSON.parse(run.stdout) as RegistrySnapshot
     expect(snap.mode).toBe('native')
@@ -113,12 +113,13 @@ describe('dsh inspect', () => {
     expect(run.stdout).toContain(`deny-pattern ${deny} active`)
   })
 
-  it('without a dsh.yml it inspects the built-in defaults', async () => {
+  it('without a dsh.yml it inspects the built-in default set', async () => {
     rmSync(join(dir, 'dsh.yml'))
     const run = await dsh(['inspect', '--json', '--no-probe'], dir)
     expect(run.code).toBe(0)
+    expect(run.stderr).toContain('using the built-in default set')
     const snap = JSON.parse(run.stdout) as RegistrySnapshot
-    expect(snap.plugins.filter((p) => p.source === 'config')).toEqual([])
+    expect(snap.plugins.filter((p) => p.source === 'config').map((p) => p.spec)).toEqual(['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code'])
     expect(snap.tools.map((t) => t.name)).not.toContain('echo')
   })
 
@@ -152,7 +153,7 @@ describe('dsh inspect', () => {
 describe('dsh exec', () => {
   it('runs one call, prints the result and its audit trail, exits 0', async () => {
     const run = await dsh(['exec', 'echo', '{"command":"hi"}', '--session', 'one'], dir)
-    expect(run.stderr).toBe('')
+    expect(run.stderr).toBe(`dsh exec: config ${join(dir, 'dsh.yml')}\n`)
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^✓ echo\n {2}v1:hi\n/)
     expect(run.stdout).toContain('audit trail (session one:')

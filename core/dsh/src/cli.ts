@@ -10,6 +10,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage() + '\n')
     return name ? 0 : 2
   }
+  if (name === '--version' || name === '-V') {
+    const { dshVersion } = await import('./cli/version.js')
+    process.stdout.write(`dsh ${dshVersion()}\n`)
+    return 0
+  }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined
   if (!command) {
     process.stderr.write(`dsh: unknown command ${JSON.stringify(name)}\n\n${usage()}\n`)

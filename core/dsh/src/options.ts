@@ -4,6 +4,7 @@
  */
 import Schema from 'schemastery'
 import { KernelError, rejectUnknownKeys, SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
+import { DEFAULT_TIMEOUT_MS, presetList } from '@dsh/approval'
 import type { ToolsMode } from '@dsh/tools'
 
 export interface KernelOptions {
@@ -28,31 +29,38 @@ export interface KernelOptions {
 
 const positive = Schema.number().min(1)
 
+// The descriptions and defaults are the reference `dsh init` and docs/configuration.md show; the
+// values checkOptions returns are what was given (the services apply their own defaults).
 export const KernelOptionsSchema = Schema.object({
   tools: Schema.object({
-    mode: Schema.union(['native', 'code', 'both'] as const),
+    mode: Schema.union(['native', 'code', 'both'] as const).default('native')
+      .description('What the model is sent: native, every tool; code, only run_code (a TypeScript program calling the tools); both.'),
     code: Schema.object({
-      timeoutMs: positive,
-      memoryBytes: positive,
-      maxSubCalls: positive,
-      maxParallelSubCalls: positive,
-      maxValueBytes: positive,
-      maxLogBytes: positive,
+      timeoutMs: positive.default(30_000).description('run_code: wall-clock deadline of one program, in ms.'),
+      memoryBytes: positive.default(64 * 1024 * 1024).description('run_code: memory cap of one program, in bytes.'),
+      maxSubCalls: positive.default(1000).description('run_code: tool calls one program may make.'),
+      maxParallelSubCalls: positive.default(8).description('run_code: tool calls one program may have running at once.'),
+      maxValueBytes: positive.default(1024 * 1024).description('run_code: bytes of any value crossing between the program and the host.'),
+      maxLogBytes: positive.default(64 * 1024).description('run_code: bytes of console.log output kept.'),
     }),
   }),
   approval: Schema.object({
-    policy: Schema.union(['ask', 'never'] as const),
-    timeoutMs: positive,
-    preset: Schema.string(),
+    policy: Schema.union(['ask', 'never'] as const).default('ask')
+      .description('ask: an approval request goes to the approval/request listeners (the MCP client, a terminal prompt); never: every request is denied.'),
+    timeoutMs: positive.default(DEFAULT_TIMEOUT_MS).description('How long an approval request waits for an answer before it is denied, in ms.'),
+    preset: Schema.string().description(`A preset filling policy and sandbox.mode where they are not set: ${presetList().map((p) => p.name).join(', ')}.`),
   }),
   sandbox: Schema.object({
-    mode: Schema.union([...SANDBOX_MODES]),
-    workspace: Schema.string(),
-    network: Schema.union(['off', 'on'] as const),
-    allowedRoots: Schema.array(Schema.string()),
-    backends: Schema.array(Schema.union(['bwrap', 'landlock', 'seatbelt', 'windows-acl'] as const)),
+    mode: Schema.union([...SANDBOX_MODES]).default('read-only')
+      .description('The default sandbox mode: read-only writes nothing; workspace-write lets commands and write/edit change the workspace (protected paths stay read-only); danger-full-access confines nothing.'),
+    workspace: Schema.string().description('The workspace directory. Default: the current directory.'),
+    network: Schema.union(['off', 'on'] as const).default('off').description('Whether confined commands may use the network.'),
+    // no schema default: an absent list means the service's default, an empty one means none
+    allowedRoots: Schema.array(Schema.string()).default(undefined as unknown as string[]).description('Where a policy may make anything writable. Default: the workspace.'),
+    backends: Schema.array(Schema.union(['bwrap', 'landlock', 'seatbelt', 'windows-acl'] as const)).default(undefined as unknown as never[])
+      .description('Which local sandbox backends to try, in order. Default: the platform\'s chain (Linux: bwrap, then landlock).'),
   }),
-  dataDir: Schema.string(),
+  dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   plugins: Schema.dict(Schema.any()),
   configFile: Schema.string(),
 })

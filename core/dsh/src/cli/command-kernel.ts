@@ -1,7 +1,8 @@
 /**
  * What `dsh inspect` and `dsh exec` share: strict flag parsing whose mistakes
  * are usage errors (exit 2), finding the config (`--config`, else `./dsh.yml`
- * when present, else the built-in defaults), and building the kernel from it.
+ * when present, else the built-in default set), saying on stderr which one,
+ * and building the kernel from it.
  */
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { describeError, KernelError } from '@dsh/kernel'
 import { createKernel, type Kernel } from '../kernel.js'
+import { commandOptions, configNotice } from '../default-set.js'
 import type { KernelOptions } from '../options.js'
 import { importPlugin, type PluginModule } from '../plugins.js'
 
@@ -30,7 +32,7 @@ export function parseFlags<O extends Options>(command: string, args: string[], o
   }
 }
 
-/** `--config` if given (it must exist), else `./dsh.yml` if present, else none (built-in defaults). */
+/** `--config` if given (it must exist), else `./dsh.yml` if present, else none (the built-in default set). */
 export function findConfig(flag: string | undefined, cwd = process.cwd()): string | undefined {
   if (flag !== undefined) {
     const path = resolve(cwd, flag)
@@ -41,10 +43,11 @@ export function findConfig(flag: string | undefined, cwd = process.cwd()): strin
   return existsSync(local) ? local : undefined
 }
 
-/** The kernel for a command; a bad config or a plugin that cannot start is a UsageError. */
-export async function commandKernel(configFile: string | undefined, options: KernelOptions = {}): Promise<Kernel> {
+/** The kernel for a command, after saying on stderr which config it runs; a bad config or a plugin that cannot start is a UsageError. */
+export async function commandKernel(command: string, configFile: string | undefined, options: KernelOptions = {}): Promise<Kernel> {
+  process.stderr.write(`${configNotice(command, configFile)}\n`)
   try {
-    return await createKernel({ ...options, ...(configFile ? { configFile } : {}) })
+    return await createKernel({ ...commandOptions(configFile), ...options })
   } catch (error) {
     // the loader's messages name the file, the plugin and the path inside its config
     if (KernelError.is(error)) throw new UsageError(error.message)

@@ -17,6 +17,7 @@ function lazy(summary: string, load: () => Promise<Command>): Command {
 export const commands: Record<string, Command> = {
   demo: lazy('run a scripted session through the pipeline and print its audit timeline', async () => (await import('./demo-command.js')).demoCommand),
   exec: lazy('run one tool call through the full pipeline and print the result and its audit trail', async () => (await import('./exec-command.js')).execCommand),
+  init: lazy('write ./dsh.yml: the built-in default set, every key commented (--force overwrites)', async () => (await import('./init-command.js')).initCommand),
   inspect: lazy('print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins', async () => (await import('./inspect-command.js')).inspectCommand),
   mcp: lazy('serve the tools to an MCP client over stdio (--config, --watch)', async () => (await import('./mcp-command.js')).mcpCommand),
   permissions: lazy('print what the permission rules decide for a call, without running it', async () => (await import('./permissions-command.js')).permissionsCommand),
@@ -26,11 +27,14 @@ export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length))
   const list = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`).join('\n')
   return `Usage: dsh <command> [options]
+       dsh --version
 
 Commands:
 ${list}
 
-Run \`dsh <command> --help\` for a command's options.
+Run \`dsh <command> --help\` for a command's options. Without --config, mcp,
+exec and inspect read ./dsh.yml, or else run the built-in default set
+(\`dsh init\` writes it to a file); each says on stderr which.
 
 Exit codes: 0 success; 1 a tool call ended in an error result; 2 bad usage or configuration.`
 }

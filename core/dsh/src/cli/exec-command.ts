@@ -29,7 +29,7 @@ needs approval ends denied, and the output says so.
 
 Options:
   -c, --config <file>   the dsh.yml to build from (default: ./dsh.yml if present,
-                        else the built-in defaults)
+                        else the built-in default set; see dsh init)
   -s, --session <id>    append to this session (default: a new one) under the
                         config's data directory
   -m, --mode <mode>     tools mode: native, code or both (default: the config's)
@@ -102,7 +102,7 @@ async function approver(kernel: Kernel): Promise<ExecReport['approver']> {
 }
 
 async function run(request: Request): Promise<number> {
-  const kernel = await commandKernel(request.configFile, request.mode ? { tools: { mode: request.mode } } : {})
+  const kernel = await commandKernel('exec', request.configFile, request.mode ? { tools: { mode: request.mode } } : {})
   const abort = new AbortController()
   // Ctrl+C cancels the call (the body sees the abort); a second one is Node's default
   const onSigint = () => abort.abort(new Error('interrupted'))

@@ -25,7 +25,7 @@ called and no session is opened.
 
 Options:
   -c, --config <file>  the dsh.yml to build from (default: ./dsh.yml if present,
-                       else the built-in defaults)
+                       else the built-in default set; see dsh init)
       --json           print one JSON document instead of the tree
       --no-probe       do not probe the sandbox backends (they show as not probed)
   -h, --help           show this help
@@ -58,7 +58,7 @@ export const inspectCommand: Command = {
         process.stdout.write(HELP)
         return 0
       }
-      kernel = await commandKernel(findConfig(values.config))
+      kernel = await commandKernel('inspect', findConfig(values.config))
       // probing runs each backend's read-only profile once; the snapshot itself never probes
       if (!values['no-probe']) await kernel.ctx.sandbox.probe()
       const cordis = await bundledModule<ToolCordis>('tool-cordis')

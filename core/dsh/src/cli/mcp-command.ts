@@ -15,7 +15,10 @@ stdout carries only the protocol; diagnostics go to stderr.
 
 Options:
   -c, --config <file>  the dsh.yml to load (default ./dsh.yml when it exists,
-                       otherwise the embedded defaults)
+                       otherwise the built-in default set: workspace-tools on
+                       the current directory, timeout-policy, spill-policy,
+                       repeat-tool-reminder, hooks-claude-code; sandbox
+                       read-only, approval ask; dsh init writes it to a file)
   -w, --watch          reload when the config file changes and send
                        notifications/tools/list_changed; a config that fails
                        to load leaves the previous plugin set running

@@ -4,10 +4,11 @@
  * stdin ends, the client goes away or SIGTERM/SIGINT arrives. Nothing but the
  * protocol is written to stdout; diagnostics go to stderr.
  */
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { describeError } from '@dsh/kernel'
+import { commandOptions, configNotice } from '../default-set.js'
 import { createKernel, type Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
 import { loadPlugin } from '../load-plugin.js'
@@ -17,7 +18,7 @@ import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
 
 export interface RunMcpOptions {
-  /** the dsh.yml to load (none: embedded defaults) */
+  /** the dsh.yml to load (none: the built-in default set) */
   configFile?: string
   /** reload when the config file changes (needs `configFile`) */
   watch?: boolean
@@ -38,7 +39,8 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   try {
     // the SDK only with --otel: its packages are not even loaded otherwise
     if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
-    kernel = await createKernel(options.configFile ? { configFile: options.configFile } : {})
+    log(configNotice('mcp', options.configFile && resolve(options.configFile)))
+    kernel = await createKernel(commandOptions(options.configFile))
   } catch (error) {
     await tracing?.shutdown().catch(() => {})
     stdout.release()
