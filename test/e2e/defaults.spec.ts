@@ -1,7 +1,6 @@
 // The CLI with no config: the built-in default set for mcp, exec and
 // inspect (each says so on stderr), `dsh init` writing it as a commented
 // dsh.yml without ever replacing one unasked, and `dsh --version`.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,29 +9,12 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RegistrySnapshot } from '@dsh/tool-cordis'
+import { runCli as dsh } from './cli.js'
 import { assertBuilt, CLI } from './mcp-helpers.js'
 
 const root = join(import.meta.dirname, '../..')
 const DEFAULT_PLUGINS = ['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code']
 const NOTICE = /no dsh\.yml here, using the built-in default set \(workspace-tools, timeout-policy, spill-policy, repeat-tool-reminder, hooks-claude-code; sandbox read-only, approval ask\); `dsh init` writes it/
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function dsh(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c) => (stdout += c))
-    child.stderr.on('data', (c) => (stderr += c))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 let dir: string
 beforeAll(assertBuilt)
