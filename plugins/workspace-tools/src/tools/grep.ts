@@ -51,7 +51,7 @@ interface Hit {
 function fileFilter(args: Args): (rel: string) => boolean {
   const tests: Array<(rel: string) => boolean> = []
   if (args.glob !== undefined) {
-    // like rg --glob, `*.{ts,tsx}` and several patterns split by spaces or commas outside braces
+    // like rg --glob: `*.{ts,tsx}`; several patterns separated by spaces
     const patterns = args.glob.split(/\s+/).filter(Boolean)
     tests.push(picomatch(patterns, { dot: true, basename: !args.glob.includes('/') }))
   }
