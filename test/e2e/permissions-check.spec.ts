@@ -31,7 +31,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 describe('dsh permissions check', () => {
   it('prints the decision, the rule and its file, and runs nothing', async () => {
     const denied = await dsh(['permissions', 'check', 'bash', '{"command":"npm run test && rm -rf /"}'])
-    expect(denied.stderr).toBe('')
+    expect(denied.stderr).toMatch(/^dsh permissions check: (config \S+|no dsh.yml here, using the built-in default set .*)\n$/)
     expect(denied.code).toBe(0)
     expect(denied.stdout).toContain('decision: deny')
     expect(denied.stdout).toContain('rule:     Bash(rm:*)')
@@ -63,7 +63,7 @@ describe('dsh inspect', () => {
   it('shows the effective rules with the file each came from', async () => {
     writeFileSync(join(dir, 'dsh.yml'), 'plugins:\n  claude-code-permissions:\n    permissions:\n      ask: ["Bash(git push:*)"]\n')
     const run = await dsh(['inspect', '--no-probe'])
-    expect(run.stderr).toBe('')
+    expect(run.stderr).toMatch(/^dsh inspect: config \S+\n$/)
     expect(run.stdout).toContain('permissions (claude-code-permissions): mode default')
     expect(run.stdout).toMatch(new RegExp(`deny +Bash\\(rm:\\*\\)  — ${join(dir, '.claude/settings.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`))
     expect(run.stdout).toMatch(/ask +Bash\(git push:\*\)  — inline/)

@@ -77,7 +77,7 @@ export const permissionsCommand: Command = {
       const parsed = json === undefined ? { ok: true as const, value: {} } : parseJsonArgument(json)
       if (!parsed.ok) throw new UsageError(parsed.message)
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) throw new UsageError('the arguments must be a JSON object')
-      kernel = await commandKernel(findConfig(values.config))
+      kernel = await commandKernel('permissions check', findConfig(values.config))
       const result = await check(kernel, tool, parsed.value as JsonObject)
       process.stdout.write((values.json ? JSON.stringify(result) : format(result)) + '\n')
       return 0
