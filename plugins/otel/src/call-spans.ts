@@ -7,7 +7,7 @@
  * gate 1 and `tools/result` both receive): a reload that replaces the plugin
  * while a call runs still ends that call's span, and nothing outlives a call.
  */
-import { context, INVALID_TRACEID, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { context, INVALID_TRACEID, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { JsonValue, Session } from '@dsh/kernel'
 import { resultText, type Execution, type PreToolDecision, type ToolResult } from '@dsh/tools'
 import { approvalFacts, type ApprovalFacts } from './approval-facts.js'
@@ -35,11 +35,23 @@ const runs = new WeakMap<Session, Map<string, Span>>()
 
 const now = () => performance.timeOrigin + performance.now()
 
+/** what the API's provider delegates to while no SDK is registered */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
+
+/** Whether a tracer provider is registered now (one global read; a host may register one at any time). */
+function tracing(): boolean {
+  const provider = trace.getTracerProvider()
+  // not the API's own proxy: some other provider, so assume it records
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER
+}
+
 export class CallSpans {
   constructor(private tracer: Tracer, private config: Config) {}
 
   /** Open the call's span; returns it only when it records (no SDK registered: nothing to do). */
   start(exec: Execution): OpenCall | undefined {
+    // no SDK: the API would hand out a span that records nothing; skip building it
+    if (!tracing()) return undefined
     const attributes: Attributes = {
       [A.GEN_AI_OPERATION_NAME]: A.EXECUTE_TOOL,
       [A.GEN_AI_TOOL_NAME]: exec.name,
