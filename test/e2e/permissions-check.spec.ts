@@ -28,8 +28,16 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
+/**
+ * A dsh.yml of the tools and the rules alone: the built-in default set also loads hooks-claude-code,
+ * which (rightly) refuses this project's .claude/settings.json where the machine's backend cannot keep
+ * it read-only (Landlock alone) — that refusal is hooks-claude-code's own spec; this one is about rules.
+ */
+const rulesOnly = () => writeFileSync(join(dir, 'dsh.yml'), 'plugins:\n  workspace-tools: {}\n  claude-code-permissions: {}\n')
+
 describe('dsh permissions check', () => {
   it('prints the decision, the rule and its file, and runs nothing', async () => {
+    rulesOnly()
     const denied = await dsh(['permissions', 'check', 'bash', '{"command":"npm run test && rm -rf /"}'])
     expect(denied.stderr).toMatch(/^dsh permissions check: (config \S+|no dsh.yml here, using the built-in default set .*)\n$/)
     expect(denied.code).toBe(0)
@@ -47,6 +55,7 @@ describe('dsh permissions check', () => {
   }, 240_000)
 
   it('refuses a bad rule by file, index and rule, and bad usage, with exit 2', async () => {
+    rulesOnly()
     writeFileSync(join(dir, '.claude/settings.local.json'), JSON.stringify({ permissions: { ask: ['Bash(git push:*)', 'Bash(npm'] } }))
     const bad = await dsh(['permissions', 'check', 'bash', '{"command":"ls"}'])
     expect(bad.code).toBe(2)
