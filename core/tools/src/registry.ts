@@ -6,16 +6,32 @@
 import type { Context } from 'cordis'
 import { filterOf, KernelError } from '@dsh/kernel'
 import { isSandboxMode } from './required-mode.js'
+import { transportSchema } from './code-mode/transport-schema.js'
+import { annotationsProblem, outputSchemaProblem } from './definition-checks.js'
+import type { OutputCheck } from './output-check.js'
 import { compileCheck, schemaProblem, type ArgumentCheck } from './validate.js'
-import type { Guard, JsonSchema, ToolDefinition, ToolScope, ToolsMode } from './types.js'
+import type { Guard, JsonSchema, ToolAnnotations, ToolDefinition, ToolScope, ToolsMode } from './types.js'
 
 export const RESERVED_TOOL = 'run_code'
 const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
 
 export interface ToolSchema {
   name: string
+  /** present only when the definition has one */
+  title?: string
   description: string
   parameters: JsonSchema
+  annotations?: ToolAnnotations
+  outputSchema?: JsonSchema
+}
+
+/** The frozen projection of a (frozen) definition: the optional fields only when set. */
+export function projectSchema(def: ToolDefinition): ToolSchema {
+  const schema: ToolSchema = { name: def.name, description: def.description, parameters: def.parameters }
+  if (def.title !== undefined) schema.title = def.title
+  if (def.annotations !== undefined) schema.annotations = Object.freeze({ ...def.annotations })
+  if (def.outputSchema !== undefined) schema.outputSchema = def.outputSchema
+  return Object.freeze(schema)
 }
 
 export interface ToolEntry {
@@ -27,6 +43,8 @@ export interface ToolEntry {
   ownerName: string
   reserved: boolean
   check?: ArgumentCheck
+  /** the compiled `outputSchema` check, on first use */
+  outputCheck?: OutputCheck
 }
 
 export interface GuardEntry {
@@ -66,6 +84,11 @@ export class Registry {
     const existing = this.tools.get(name)
     if (existing) return ['DUPLICATE_TOOL', `already registered by plugin ${existing.ownerName}`]
     if (typeof def.description !== 'string') return ['INVALID_TOOL', 'description must be a string']
+    if (def.title !== undefined && typeof def.title !== 'string') return ['INVALID_TOOL', 'title must be a string']
+    const annotations = annotationsProblem(def.annotations)
+    if (annotations) return ['INVALID_TOOL', annotations]
+    const output = outputSchemaProblem(def.outputSchema)
+    if (output) return ['INVALID_TOOL', output]
     if (typeof def.execute !== 'function') return ['INVALID_TOOL', 'execute must be a function']
     const problem = schemaProblem(def.parameters)
     if (problem) return ['INVALID_TOOL', problem]
@@ -147,7 +170,7 @@ export class Registry {
   wireSchemas(scope?: ToolScope): readonly ToolSchema[] {
     if (!scope && this.wireCache) return this.wireCache
     const transport = this.get(RESERVED_TOOL, scope)
-    const projection = transport?.schema
+    const projection = transport && transportSchema(transport.schema, this.schemas(scope))
     let list: readonly ToolSchema[]
     if (this.mode === 'native') list = this.schemas(scope)
     else if (this.mode === 'code') list = Object.freeze(projection ? [projection] : [])

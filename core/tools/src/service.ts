@@ -10,7 +10,7 @@ import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
 import type { PipelineEnv, SandboxModes } from './pipeline/state.js'
-import { Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
+import { projectSchema, Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry, type ToolSchema } from './registry.js'
 import { ScopedRegistrations } from './owners.js'
 import { classify } from './scheduler.js'
 import type { Concurrency, ExecuteInput, Guard, ParentToken, ToolDefinition, ToolResult, ToolScope, ToolsMode } from './types.js'
@@ -89,7 +89,7 @@ export class ToolService extends Service {
     // Object.assign copies about three times faster than a spread that is then frozen; a definition
     // with an own `__proto__` key (it would re-prototype the copy through the setter) takes the spread
     const frozen = Object.freeze(Object.hasOwn(def, '__proto__') ? { ...def } : Object.assign({}, def))
-    const schema = Object.freeze({ name: frozen.name, description: frozen.description, parameters: frozen.parameters })
+    const schema = projectSchema(frozen)
     const entry: ToolEntry = { def: frozen, schema, owner, ownerName: name, reserved }
     this.registry.add(entry)
     let removeSection: (() => void) | undefined
@@ -135,7 +135,7 @@ export class ToolService extends Service {
     return this.registry.get(name, scope)?.def
   }
 
-  /** Every visible tool's `{ name, description, parameters }` (the SDK projection). */
+  /** Every visible tool's `{ name, title?, description, parameters, annotations?, outputSchema? }` (the SDK projection). */
   schemas(scope?: ToolScope): readonly ToolSchema[] {
     return this.registry.schemas(scope)
   }

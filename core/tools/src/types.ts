@@ -35,10 +35,30 @@ export interface ToolCall {
   record(facts: Record<string, JsonValue>): void
 }
 
+/**
+ * Hints about a tool's behaviour, with MCP's meanings (`ToolAnnotations`):
+ * hints for a client's user interface, never a security boundary.
+ */
+export interface ToolAnnotations {
+  /** it does not modify its environment (MCP's default: false) */
+  readOnlyHint?: boolean
+  /** when not read-only: it may destroy or overwrite, rather than only add (MCP's default: true) */
+  destructiveHint?: boolean
+  /** when not read-only: calling it again with the same arguments has no further effect (MCP's default: false) */
+  idempotentHint?: boolean
+  /** it may reach entities outside a closed world, such as the network (MCP's default: true) */
+  openWorldHint?: boolean
+}
+
 export interface ToolDefinition<A extends JsonObject = any> {
   name: string
+  /** a human-readable name for a client's user interface */
+  title?: string
   description: string
   parameters: JsonSchema
+  annotations?: ToolAnnotations
+  /** an object schema every success `value` is checked against (a mismatch is a `TOOL_FAILED` result) */
+  outputSchema?: JsonSchema
   execute(args: A, call: ToolCall): Awaitable<ToolOutput>
   timeoutMs?: number
   concurrency?: Concurrency | ((args: A) => Concurrency)

@@ -38,7 +38,9 @@ const description = [
 export function apply(ctx: Context): void {
   ctx.tools.register({
     name: TOOL_NAME,
+    title: 'Inspect the kernel registry',
     description,
+    annotations: { readOnlyHint: true, openWorldHint: false },
     parameters: {
       type: 'object',
       properties: {

@@ -11,16 +11,19 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ForkScope } from 'cordis'
 import { describeError, raw, type Session } from '@dsh/kernel'
 import { ToolScheduler, type ToolService } from '@dsh/tools'
 import type {} from '@dsh/approval'
+import type {} from '@dsh/system-prompt'
 import type { Kernel } from '../kernel.js'
 import type { PlanSummary } from '../plugin-set.js'
 import { elicitApproval } from './elicit-approval.js'
+import { answerWithInstructions } from './instructions.js'
 import { toCallToolResult } from './results.js'
 import { ToolListNotifier } from './tool-list.js'
+import { toMcpTool } from './tool-wire.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
@@ -111,9 +114,9 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     notifier.check()
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools().wireSchemas().map((s): Tool => ({ name: s.name, description: s.description, inputSchema: s.parameters as Tool['inputSchema'] })),
-  }))
+  answerWithInstructions(server, () => kernel.ctx.systemPrompt.assemble(), (error) => log(`dsh mcp: the system prompt could not be assembled for the instructions: ${describeError(error)}`))
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().wireSchemas().map(toMcpTool) }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const own = open()

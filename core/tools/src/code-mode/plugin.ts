@@ -35,21 +35,11 @@ export function apply(ctx: Context, config: CodeModeConfig = {}) {
   // call through cordis's proxy costs a shadow context and two call proxies
   tools.registerTransport(runCodeTool(raw(tools), getRuntime, config.limits ?? {}))
 
-  // regenerated only when the tool set changed: the schemas() view is cached until then
-  let cachedFor: unknown
-  let cachedText = ''
+  // regenerated only when the tool set changed: generateSdk keeps the text of each schemas() view
   ctx.systemPrompt.section({
     id: 'tools:sdk',
     order: 100,
-    text: () => {
-      if (tools.mode === 'native') return ''
-      const schemas = tools.schemas()
-      if (schemas !== cachedFor) {
-        cachedFor = schemas
-        cachedText = `${SDK_PROMPT}\n\n\`\`\`ts\n${generateSdk(schemas)}\n\`\`\``
-      }
-      return cachedText
-    },
+    text: () => (tools.mode === 'native' ? '' : `${SDK_PROMPT}\n\n\`\`\`ts\n${generateSdk(tools.schemas())}\n\`\`\``),
   })
 
   ctx.on('system-prompt/assemble', async (sections, next) => {

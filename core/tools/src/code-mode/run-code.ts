@@ -17,7 +17,7 @@ declare module '@dsh/kernel' {
   }
 }
 
-export const RUN_CODE_DESCRIPTION = 'Run a TypeScript program that calls tools through the `tools` SDK (see the tools:sdk declarations). The program is the body of an async function: top-level await and return work; return a JSON value. console.log output is returned after the value.'
+export const RUN_CODE_DESCRIPTION = 'Run a TypeScript program that calls tools through the `tools` SDK declared below. The program is the body of an async function: top-level await and return work; return a JSON value. console.log output is returned after the value.'
 
 function toOutcome(result: ToolResult): SubCallOutcome {
   if (result.isError) return { ok: false, code: result.error?.code ?? 'TOOL_FAILED', message: result.error?.message ?? resultText(result) }

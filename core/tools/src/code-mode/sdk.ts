@@ -6,7 +6,19 @@
 import type { ToolSchema } from '../registry.js'
 import { docText, propertyKey, toType } from './schema-to-ts.js'
 
+/** the declarations of each (cached, frozen) schemas() view: the prompt section and the transport's description share them */
+const generated = new WeakMap<readonly ToolSchema[], string>()
+
 export function generateSdk(schemas: readonly ToolSchema[]): string {
+  let text = generated.get(schemas)
+  if (text === undefined) {
+    text = declarations(schemas)
+    if (Object.isFrozen(schemas)) generated.set(schemas, text)
+  }
+  return text
+}
+
+function declarations(schemas: readonly ToolSchema[]): string {
   const sorted = [...schemas].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const members = sorted.map((schema) => {
     const doc = schema.description ? `  /** ${docText(schema.description).replace(/\n/g, '\n   * ')} */\n` : ''

@@ -4,6 +4,7 @@
  * result, logged once.
  */
 import { describeError, neverAborted, Session } from '@dsh/kernel'
+import { checkOutput } from '../output-check.js'
 import { errorResult } from '../results.js'
 import type { ExecuteInput, ParentToken, ToolResult } from '../types.js'
 import { execute } from './execute.js'
@@ -87,5 +88,7 @@ async function throughTheGates(env: PipelineEnv, call: Call, ready: Ready, audit
   const ran = execute(call, ready, admitted.approvedSandboxMode, audit)
   const result = ran instanceof Promise ? await ran : ran
 
-  return call.gates.post.length ? postExecute(call, ready.exec, result) : result
+  const after = call.gates.post.length ? await postExecute(call, ready.exec, result) : result
+  // a listener's replacement value is held to the tool's output schema too
+  return checkOutput(ready.entry, after)
 }

@@ -72,6 +72,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
   const sandbox = ctx.sandbox
   return {
     name: 'bash',
+    title: 'Run shell command',
     description: 'Run a shell command (sh -c) in the workspace, confined by the sandbox. Returns stdout, stderr and the exit code.',
     parameters: {
       type: 'object',
@@ -84,6 +85,19 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         justification: { type: 'string', description: 'Why the command needs require_escalated, shown to the user' },
       },
       required: ['command'],
+      additionalProperties: false,
+    },
+    // a command can do anything its sandbox mode allows; it reaches the outside world only when the network is on
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: sandbox.defaults.network !== 'off' },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        stdout: { type: 'string' },
+        stderr: { type: 'string' },
+        exitCode: { type: ['integer', 'null'], description: 'null when a signal ended the command' },
+        restoredProtectedPaths: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['stdout', 'stderr', 'exitCode'],
       additionalProperties: false,
     },
     concurrency: 'exclusive',

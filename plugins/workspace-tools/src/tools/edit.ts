@@ -27,6 +27,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<Args & Re
   const sandbox = ctx.sandbox
   return {
     name: 'edit',
+    title: 'Edit file',
     requiredMode: 'workspace-write',
     description: 'Replace old_string with new_string in a file. old_string must match exactly once, unless replace_all is true.',
     parameters: {
@@ -38,6 +39,14 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         replace_all: { type: 'boolean', description: 'Replace every occurrence (default false)' },
       },
       required: ['file_path', 'old_string', 'new_string'],
+      additionalProperties: false,
+    },
+    // replaces text; a second identical call no longer finds old_string (or, with replace_all, may find new matches)
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: {
+      type: 'object',
+      properties: { file_path: { type: 'string' }, replacements: { type: 'integer', minimum: 1 } },
+      required: ['file_path', 'replacements'],
       additionalProperties: false,
     },
     concurrency: 'exclusive',

@@ -19,11 +19,30 @@ export function lsTool(ctx: Context, config: Config): ToolDefinition<{ path: str
   const sandbox = ctx.sandbox
   return {
     name: 'ls',
+    title: 'List directory',
     description: 'List a directory in the workspace: one entry a line, directories end with /, symbolic links show their target.',
     parameters: {
       type: 'object',
       properties: { path: { type: 'string', description: 'The directory (absolute, or relative to the workspace)' } },
       required: ['path'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'the directory listed (its real path)' },
+        entries: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, type: { enum: ['directory', 'file', 'symlink', 'other'] }, target: { type: 'string' } },
+            required: ['name', 'type'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['path', 'entries'],
       additionalProperties: false,
     },
     concurrency: 'parallel',

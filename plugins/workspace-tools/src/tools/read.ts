@@ -23,6 +23,7 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<Args & Re
   const sandbox = ctx.sandbox
   return {
     name: 'read',
+    title: 'Read file',
     description: 'Read a text file in the workspace. Returns numbered lines (cat -n style). offset is the first line to read (1-based), limit the number of lines.',
     parameters: {
       type: 'object',
@@ -32,6 +33,19 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         limit: { type: 'integer', minimum: 1, description: 'How many lines to read (default 2000)' },
       },
       required: ['file_path'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        file_path: { type: 'string', description: 'the file read (its real path)' },
+        content: { type: 'string', description: 'the lines read, without numbers' },
+        startLine: { type: 'integer', minimum: 1 },
+        numLines: { type: 'integer', minimum: 0 },
+        totalLines: { type: 'integer', minimum: 0 },
+      },
+      required: ['file_path', 'content', 'startLine', 'numLines', 'totalLines'],
       additionalProperties: false,
     },
     concurrency: 'parallel',

@@ -15,6 +15,7 @@ export function writeTool(ctx: Context, config: Config): ToolDefinition<{ file_p
   const sandbox = ctx.sandbox
   return {
     name: 'write',
+    title: 'Write file',
     requiredMode: 'workspace-write',
     description: 'Write a file in the workspace, replacing it if it exists and creating missing directories.',
     parameters: {
@@ -24,6 +25,14 @@ export function writeTool(ctx: Context, config: Config): ToolDefinition<{ file_p
         content: { type: 'string', description: 'The whole new content' },
       },
       required: ['file_path', 'content'],
+      additionalProperties: false,
+    },
+    // replaces what was there; writing the same content again changes nothing more
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    outputSchema: {
+      type: 'object',
+      properties: { file_path: { type: 'string' }, bytes: { type: 'integer', minimum: 0 }, created: { type: 'boolean' } },
+      required: ['file_path', 'bytes', 'created'],
       additionalProperties: false,
     },
     concurrency: 'exclusive',
