@@ -64,7 +64,7 @@ describe('through the real pipeline', () => {
   it('a hanging approver → APPROVAL_UNAVAILABLE after approval.timeoutMs', async () => {
     const state = await kernel(() => new Promise(() => {}), { approval: { timeoutMs: 25 } })
     const result = await k!.call('t', {})
-    expect(result.error).toEqual({ code: 'APPROVAL_UNAVAILABLE', message: 'approval unavailable: no answer within 25 ms' })
+    expect(result.error).toEqual({ code: 'APPROVAL_UNAVAILABLE', message: 'approval unavailable (plugin tool asked: policy says ask): no answer within 25 ms' })
     expect(state.runs).toBe(0)
   })
 

@@ -5,7 +5,8 @@
  * elicitation and none of the kernel's own approvers answered.
  */
 import { describe, expect, it } from 'vitest'
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { LoggingMessageNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { errorCode, fixture, mcpServers, text, until, type StartOptions } from './mcp-helpers.js'
 
 const open = mcpServers()
@@ -88,12 +89,46 @@ describe('dsh mcp: approval through elicitation', () => {
     expect(message).toContain('evil\\u2066\\u001b]0;x\\u0007')
   })
 
-  it('a client without the elicitation capability is never asked: APPROVAL_UNAVAILABLE', async () => {
-    const { ws, client } = await start(undefined)
+  it('a client without the elicitation capability is never asked: APPROVAL_UNAVAILABLE naming the reason asked, who asked and the remedy', async () => {
+    const { ws, client } = await start(undefined, { plugins: { [fixture('ask-tool.mjs')]: { reason: 'writes need a human' } } })
     const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
     expect(result.isError).toBe(true)
     expect(errorCode(result)).toBe('APPROVAL_UNAVAILABLE')
-    expect(ws.events().find((e) => e.type === 'approval/decided')?.data.by).toBe('fallback')
+    const message = text(result)
+    expect(message).toMatch(/^approval unavailable \(plugin ask-tool asked: writes need a human\): no approval\/request listener answered; this MCP client cannot answer approval requests/)
+    expect(message).toContain('To allow such calls:')
+    expect(message).toContain('approval.preset')
+    expect(message).toContain('approver plugin')
+    // the server's listener answered, with the kernel's reason and its own
+    const decided = ws.events().find((e) => e.type === 'approval/decided')?.data
+    expect(decided?.by).toBe('listener')
+    expect(decided?.outcome).toEqual({ kind: 'unavailable', reason: expect.stringMatching(/^no approval\/request listener answered; this MCP client cannot answer/) })
+  })
+
+  it('a client without elicitation is told once at connect: a log message and a line on stderr', async () => {
+    const logs: unknown[] = []
+    const before = (client: Client) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params) })
+    const { ws, conn } = await open({ plugins: { [fixture('ask-tool.mjs')]: {} } }, { before })
+    await conn.stderr.waitFor(/cannot answer approval requests/)
+    const lines = conn.stderr.text.split('\n').filter((l) => l.includes('cannot answer approval requests'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('To allow such calls:')
+    await until(() => logs.length > 0, 'the notice as a log message')
+    expect(logs).toEqual([{ level: 'warning', logger: 'dsh', data: { type: 'mcp/no-elicitation', message: expect.stringContaining('To allow such calls:') } }])
+    await conn.client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
+    await ws.waitForEvent((e) => e.type === 'tool/result', 'the refused call')
+    // told once: not again for the refused call
+    expect(conn.stderr.text.split('\n').filter((l) => l.includes('cannot answer approval requests'))).toHaveLength(1)
+  })
+
+  it('a client with elicitation is told nothing at connect', async () => {
+    const logs: unknown[] = []
+    const before = (client: Client) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params) })
+    const { ws, conn } = await open({ plugins: { [fixture('ask-tool.mjs')]: {} } }, { elicit: decide('allow once'), before })
+    await ws.waitForEvent((e) => e.type === 'mcp/connected', 'the connection')
+    await conn.client.ping()
+    expect(logs).toEqual([])
+    expect(conn.stderr.text).not.toContain('cannot answer approval requests')
   })
 
   it('the kernel\'s own approvers answer first; the client is asked only when none did', async () => {

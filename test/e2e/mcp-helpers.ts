@@ -115,6 +115,10 @@ export interface StartOptions {
   watch?: boolean
   /** declare the elicitation capability and answer with this */
   elicit?: (request: ElicitRequest['params'], extra: ElicitExtra) => ElicitResult | Promise<ElicitResult>
+  /** set handlers on the client before it connects (for what the server sends at once) */
+  before?: (client: Client) => void
+  /** more arguments for `dsh mcp` */
+  args?: string[]
 }
 
 export interface Connection {
@@ -156,7 +160,7 @@ export function mcpServers(): (config: object, options?: StartOptions) => Promis
 export async function connect(ws: Workspace, options: StartOptions = {}): Promise<Connection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--config', ws.config, ...(options.watch ? ['--watch'] : [])],
+    args: [CLI, 'mcp', '--config', ws.config, ...(options.watch ? ['--watch'] : []), ...(options.args ?? [])],
     cwd: ws.dir,
     stderr: 'pipe',
   })
@@ -166,6 +170,7 @@ export async function connect(ws: Workspace, options: StartOptions = {}): Promis
     const answer = options.elicit
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => answer(request.params, extra))
   }
+  options.before?.(client)
   await client.connect(transport)
   return { client, transport, stderr, close: () => client.close() }
 }

@@ -54,14 +54,10 @@ export function compose<I, O>(
   input: I,
   fallback: (input: I) => O | Promise<O>,
   mapNext?: (input: I, arg: unknown, index: number) => I,
-  observe?: (outcome: unknown, threw: boolean) => void,
+  observe?: (outcome: unknown, threw: boolean, index: number) => void,
   /** tracks every inner dispatch `next()` started that its listener did not hand back */
   started?: Inflight,
 ): Promise<O> {
-  const observed = observe && {
-    ok: (value: O) => { observe(value, false); return value },
-    failed: (error: unknown): never => { observe(error, true); throw error },
-  }
   const last = fns.length - 1
   const dispatch = (index: number, current: I): Promise<O> => {
     if (index > last) {
@@ -92,10 +88,11 @@ export function compose<I, O>(
     }
     returned = true
     // handed back as is: its outcome is the inner one (observed there, unless it is the fallback's)
-    if (inner !== undefined && out === inner && (index < last || !observed)) return out
+    if (inner !== undefined && out === inner && (index < last || !observe)) return out
     if (inner && started) started.track(inner)
     out = Promise.resolve(out)
-    return observed ? out.then(observed.ok, observed.failed) : out
+    // the observer is told which listener settled with what (the pipeline names who asked for approval)
+    return observe ? out.then((value) => { observe(value, false, index); return value }, (error) => { observe(error, true, index); throw error }) : out
   }
   return dispatch(0, input)
 }

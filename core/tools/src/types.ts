@@ -33,7 +33,17 @@ export interface ToolCall {
   approvedSandboxMode?: SandboxMode
   /** add audit facts to this call's `tool/result` event (a sandbox backend and its enforcement, say) */
   record(facts: Record<string, JsonValue>): void
+  /**
+   * Say how far the call is, for a host that shows it (an MCP client that
+   * asked for progress). The latest report wins; a function is read only when
+   * the host sends an update, so a body may report once with a function over
+   * its own counters. Nothing happens when no host listens.
+   */
+  progress(report: ProgressReport): void
 }
+
+/** A line for people about a running call ("1,204 bytes, 37 lines of output so far"), or a function giving it. */
+export type ProgressReport = string | (() => string)
 
 /**
  * Hints about a tool's behaviour, with MCP's meanings (`ToolAnnotations`):
@@ -102,6 +112,8 @@ export interface ExecuteInput {
   signal?: AbortSignal
   scope?: ToolScope
   parent?: ParentToken
+  /** the host's listener for the body's progress reports (absent: they go nowhere); a throwing listener is ignored */
+  onProgress?(report: ProgressReport): void
 }
 
 /** What listeners and guards see: the input with frozen arguments. */

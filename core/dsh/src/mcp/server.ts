@@ -19,8 +19,11 @@ import type {} from '@dsh/approval'
 import type {} from '@dsh/system-prompt'
 import type { Kernel } from '../kernel.js'
 import type { PlanSummary } from '../plugin-set.js'
+import { connectNotice, refusalReason } from './approval-notice.js'
+import { auditLog } from './audit-log.js'
 import { elicitApproval } from './elicit-approval.js'
 import { answerWithInstructions } from './instructions.js'
+import { trackProgress } from './progress.js'
 import { toCallToolResult } from './results.js'
 import { ToolListNotifier } from './tool-list.js'
 import { toMcpTool } from './tool-wire.js'
@@ -71,7 +74,9 @@ const short = (text: unknown) => String(text ?? '').slice(0, 200)
 export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}): DshMcpServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const tools = (): ToolService => raw(kernel.ctx.tools)
-  const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true } } })
+  const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} } })
+  const audit = auditLog(server, (error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
+  let unfollow: (() => void) | undefined
   const scheduler = new ToolScheduler()
   const closing = new AbortController()
   const running = new Set<Promise<unknown>>()
@@ -95,6 +100,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     session = kernel.openSession({ id: options.sessionId ?? `mcp-${randomUUID()}` })
     // an MCP connection has no turns of its own: it is one turn, so approval is possible for all its calls
     session.beginTurn()
+    unfollow = audit.follow(session)
     const client = server.getClientVersion()
     session.append('mcp/connected', {
       ...(client ? { client: { name: short(client.name), version: short(client.version) } } : {}),
@@ -110,6 +116,12 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     // SDK 1.32 receivers ignore `notifications/cancelled` for request id 0 (typescript-sdk#2283), and a
     // server's first request gets id 0: spend it on a ping, so a withdrawn approval form is really withdrawn
     if (canElicit()) server.ping().catch(() => {})
+    else {
+      // told once, where a person sees it (stderr) and where the client does (a log message)
+      const notice = connectNotice()
+      log(`dsh mcp: ${notice}`)
+      server.sendLoggingMessage({ level: 'warning', logger: 'dsh', data: { type: 'mcp/no-elicitation', message: notice } }).catch(() => {})
+    }
     // the set may have changed between connecting and now: the client lists after this anyway
     notifier.check()
   }
@@ -125,7 +137,16 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const callId = `mcp-${String(extra.requestId)}`
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
-    const call = scheduler.run(tools().concurrency(name, args), () => kernel.execute({ callId, name, arguments: args, session: own, signal }))
+    const token = request.params._meta?.progressToken
+    const call = scheduler.run(tools().concurrency(name, args), async () => {
+      if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
+      const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
+      try {
+        return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
+      } finally {
+        progress.stop()
+      }
+    })
     running.add(call)
     try {
       return toCallToolResult(await call)
@@ -143,7 +164,8 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
       // outermost, and asking the kernel's own approvers first: the client's user is asked only when none of them answered
       ctx.on('approval/request', async (request, next) => {
         const outcome = await next()
-        if (outcome.kind !== 'unavailable' || request.session !== session || !canElicit() || closing.signal.aborted) return outcome
+        if (outcome.kind !== 'unavailable' || request.session !== session || closing.signal.aborted) return outcome
+        if (!canElicit()) return { kind: 'unavailable', reason: refusalReason(outcome.reason) }
         const exec = request.exec
         return elicitApproval(server, request, requestOf.get(exec.callId) ?? (exec.parent ? requestOf.get(exec.parent.callId) : undefined))
       }, true)
@@ -182,6 +204,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
         closing.abort(new Error(`the MCP server is closing: ${reason}`))
         await settle(options.shutdownGraceMs ?? 5000)
         fork.dispose()
+        unfollow?.()
         if (session) {
           await session.append('mcp/closed', { reason }).catch(() => {})
           session.endTurn()

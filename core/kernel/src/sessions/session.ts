@@ -54,6 +54,8 @@ export class Session {
   private turn = 0
   private open = false
   private closeListeners = new Set<() => void>()
+  /** who is told of each event appended from now on (undefined while nobody is: the hot path checks one field) */
+  private observers?: Set<(event: SessionEvent) => void>
 
   constructor(defaultDir: string, options: SessionOptions = {}) {
     const id = options.id ?? randomUUID()
@@ -150,6 +152,7 @@ export class Session {
     }
     const event: SessionEvent<K> = { seq: this.seq, time: this.time, type, data }
     this.list.push(event)
+    if (this.observers) this.tell(event)
     const durable = isDurable(type)
     this.writer.queue(line, event.seq, durable)
     const written = this.writer.waiter(durable)
@@ -180,6 +183,7 @@ export class Session {
    */
   private keep(type: SessionEventType, data: unknown, line: string, durable: boolean): number {
     const seq = this.seq
+    if (this.observers) this.tell({ seq, time: this.time, type, data } as SessionEvent)
     if (durable) {
       this.list.push({ seq, time: this.time, type, data } as SessionEvent)
       return seq
@@ -241,6 +245,28 @@ export class Session {
     return this.writer.failed
   }
 
+  /**
+   * Be told of every event appended from now on, synchronously as it is
+   * numbered (before its line is written; an event whose write later fails
+   * was still told). The listener must not mutate the event; a listener that
+   * throws is ignored. Returns the disposer.
+   */
+  observe(listener: (event: SessionEvent) => void): () => void {
+    ;(this.observers ??= new Set()).add(listener)
+    return () => {
+      this.observers?.delete(listener)
+      if (this.observers?.size === 0) this.observers = undefined
+    }
+  }
+
+  private tell(event: SessionEvent): void {
+    for (const listener of this.observers!) {
+      try {
+        listener(event)
+      } catch {}
+    }
+  }
+
   /** Called once when the session closes (used to drop per-session state). */
   onClose(listener: () => void): () => void {
     this.closeListeners.add(listener)
@@ -255,5 +281,6 @@ export class Session {
       } catch {}
     }
     this.closeListeners.clear()
+    this.observers = undefined
   }
 }

@@ -58,6 +58,9 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
         }
         return fused.signal
       }
+      let started = 0
+      let done = 0
+      call.progress(() => `${done} sub-call${done === 1 ? '' : 's'} done${started > done ? `, ${started - done} running` : ''}`)
       let outcome: RunOutcome
       try {
         outcome = await runtime().run({
@@ -67,6 +70,7 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
           limits,
           call: async (name, subArgs, index, runSignal) => {
             const callId = `${call.callId}:code:${index}`
+            started++
             try {
               // written with the sub-call's own tool/call, in order, by one write
               call.session.post('tool/code-dispatch-start', { callId, parent: call.callId, name })
@@ -80,6 +84,8 @@ export function runCodeTool(tools: ToolService, runtime: () => CodeRuntime, limi
               return outcome
             } catch (error) {
               return { ok: false, code: 'TOOL_FAILED', message: describeError(error) }
+            } finally {
+              done++
             }
           },
         })

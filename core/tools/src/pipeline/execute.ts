@@ -9,7 +9,7 @@
 import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
 import { errorResult, outputToResult } from '../results.js'
 import type { SandboxMode } from '@dsh/kernel'
-import type { ToolCall, ToolOutput, ToolResult } from '../types.js'
+import type { ExecuteInput, ToolCall, ToolOutput, ToolResult } from '../types.js'
 import type { AuditFacts, Call, Prepared } from './state.js'
 
 type Ready = Extract<Prepared, { kind: 'ready' }>
@@ -43,6 +43,19 @@ function abortedResult(call: Call, signal: AbortSignal): ToolResult | undefined 
   return errorResult(callId, name, 'ABORTED', `${name} was aborted by a tools/execute wrapper: ${describeError(signal.reason)}`)
 }
 
+function ignoreProgress(): void {}
+
+/** The body's `progress`: the host's listener, which can neither throw into the body nor see it return */
+function progressOf(input: ExecuteInput): ToolCall['progress'] {
+  const listener = input.onProgress
+  if (typeof listener !== 'function') return ignoreProgress
+  return (report) => {
+    try {
+      listener(report)
+    } catch {}
+  }
+}
+
 /** Run the body; a body that answers at once is settled at once (no promise). */
 function runBody(dispatch: Dispatch, signal: AbortSignal): ToolResult | Promise<ToolResult> {
   const { call, ready, audit } = dispatch
@@ -54,6 +67,7 @@ function runBody(dispatch: Dispatch, signal: AbortSignal): ToolResult | Promise<
     callId, name, session: call.session, signal, nested: call.nested, exec,
     approvedSandboxMode: dispatch.approvedSandboxMode,
     record: (facts) => audit.add(facts),
+    progress: progressOf(call.input),
   }
   let output: unknown
   try {

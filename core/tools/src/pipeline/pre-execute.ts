@@ -4,7 +4,8 @@
  * to the approval service; only `approved` continues, and every other outcome
  * — no service, a failure, `denied`, `unavailable` — denies.
  */
-import { compose, describeError, Inflight } from '@dsh/kernel'
+import type { Context } from 'cordis'
+import { compose, describeError, Inflight, ownerName, unwrapListener } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { SandboxMode } from '@dsh/kernel'
 import type { ResultErrorCode } from '@dsh/kernel'
@@ -46,10 +47,18 @@ function refused(call: Call, code: ResultErrorCode, message: string): Admitted {
  */
 export async function preExecute(env: PipelineEnv, call: Call, exec: Execution, def?: ToolDefinition): Promise<Admitted> {
   let strictest: Seen = ALLOW
-  const observe = (outcome: unknown, threw: boolean) => {
+  /** the listener whose decision stands (its index in the gate set), and what it returned */
+  let decidedBy = -1
+  let decidedWith: unknown
+  const observe = (outcome: unknown, threw: boolean, index: number) => {
     const seen: Seen = threw ? { kind: 'failed', reason: `a tools/pre-execute listener failed: ${describeError(outcome)}` } : checkDecision(outcome)
     // at equal strictness the outer listener wins: it saw the inner decision and may combine reasons
-    if (RANK[seen.kind] >= RANK[strictest.kind]) strictest = seen
+    if (RANK[seen.kind] >= RANK[strictest.kind]) {
+      strictest = seen
+      // an outer listener handing the same decision on did not make it
+      if (outcome !== decidedWith) decidedBy = index
+      decidedWith = outcome
+    }
   }
   const started = new Inflight()
   try {
@@ -65,7 +74,7 @@ export async function preExecute(env: PipelineEnv, call: Call, exec: Execution, 
     case 'allow': return ADMITTED
     case 'failed':
     case 'deny': return refused(call, 'DENIED', decision.reason)
-    case 'ask': return ask(env, call, exec, decision.reason, decision.sandboxMode, def)
+    case 'ask': return ask(env, call, exec, decision.reason, decision.sandboxMode, def, decidedBy)
   }
 }
 
@@ -85,17 +94,25 @@ function escalation(env: PipelineEnv, call: Call, exec: Execution, asked: Sandbo
   return modeAbove(required.mode, sandbox.resolveMode(call.session)) ? required.mode : undefined
 }
 
-async function ask(env: PipelineEnv, call: Call, exec: Execution, reason: string | undefined, asked: SandboxMode | undefined, def: ToolDefinition | undefined): Promise<Admitted> {
+/** Who asked, for a refusal the model and its user can act on: the plugin owning the listener. */
+function asker(env: PipelineEnv, call: Call, index: number): string {
+  const fn = call.gates.pre[index]
+  const hook = fn && env.lists.pre.hooks().find((h) => unwrapListener(h.callback) === fn)
+  return hook ? `plugin ${ownerName(hook.ctx as Context)}` : 'a tools/pre-execute listener'
+}
+
+async function ask(env: PipelineEnv, call: Call, exec: Execution, reason: string | undefined, askedMode: SandboxMode | undefined, def: ToolDefinition | undefined, askedBy: number): Promise<Admitted> {
+  const asked = () => `${asker(env, call, askedBy)} asked${reason ? `: ${reason}` : ''}`
   const approval = env.approval()
-  if (!approval) return refused(call, 'APPROVAL_UNAVAILABLE', `approval required${reason ? ` (${reason})` : ''} but no approval service is running`)
+  if (!approval) return refused(call, 'APPROVAL_UNAVAILABLE', `approval required (${asked()}) but no approval service is running`)
   try {
-    const sandboxMode = escalation(env, call, exec, asked, def)
+    const sandboxMode = escalation(env, call, exec, askedMode, def)
     if (typeof sandboxMode === 'object') return refused(call, 'DENIED', sandboxMode.problem)
     const outcome = await approval.request(sandboxMode ? { exec, reason, sandboxMode } : { exec, reason })
     if (outcome?.kind === 'approved') return outcome.sandboxMode ? { kind: 'admitted', approvedSandboxMode: outcome.sandboxMode } : ADMITTED
     if (outcome?.kind === 'denied') return refused(call, 'DENIED', `approval denied: ${outcome.reason}`)
     const why = outcome?.kind === 'unavailable' ? outcome.reason : 'the approval service gave no outcome'
-    return refused(call, 'APPROVAL_UNAVAILABLE', `approval unavailable: ${why}`)
+    return refused(call, 'APPROVAL_UNAVAILABLE', `approval unavailable (${asked()}): ${why}`)
   } catch (error) {
     return refused(call, 'APPROVAL_UNAVAILABLE', `approval failed: ${describeError(error)}`)
   }

@@ -12,7 +12,7 @@ import { execa } from 'execa'
 import { KernelError } from '@dsh/kernel'
 import type { Context } from 'cordis'
 import { sandboxEnv, type Confined } from '@dsh/sandbox'
-import type { ToolDefinition } from '@dsh/tools'
+import type { ToolCall, ToolDefinition } from '@dsh/tools'
 import { areaFor } from '../area.js'
 import { MAX_BASH_TIMEOUT_MS, type Config } from '../config.js'
 import { CappedOutput } from './output.js'
@@ -36,9 +36,11 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   } catch {}
 }
 
-async function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number) {
+async function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number, progress: ToolCall['progress']) {
   const stdout = new CappedOutput(maxBytes)
   const stderr = new CappedOutput(maxBytes)
+  // read by the host only when it sends an update
+  progress(() => CappedOutput.describe(stdout, stderr))
   const child = execa(confined.argv[0], confined.argv.slice(1), {
     cwd, env: sandboxEnv(cwd), extendEnv: false, stdin: 'ignore', buffer: false, reject: false, detached: true,
   })
@@ -111,7 +113,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       let out: Awaited<ReturnType<typeof run>>
       let restored: string[] = []
       try {
-        out = await run(confined, area.workspace, args.timeout ?? config.bashTimeoutMs, call.signal, config.maxOutputBytes)
+        out = await run(confined, area.workspace, args.timeout ?? config.bashTimeoutMs, call.signal, config.maxOutputBytes, call.progress)
       } finally {
         // only now: nothing the command started runs any more
         restored = confined.cleanup()

@@ -1,0 +1,73 @@
+/**
+ * The `logging` capability: once the client has set a level with
+ * `logging/setLevel`, every event appended to the connection's session is
+ * sent as a `notifications/message` whose `data` is the event whole
+ * (`{ seq, time, type, data }`) — at `warning` for a denial (a call refused by
+ * a gate, an approval denied), at `info` otherwise — when that level is at or
+ * above the client's. Before a level is set nothing is sent (the SDK alone
+ * would send everything). Events are sent in order, batched on the next turn
+ * of the event loop, off the pipeline's path.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import type { SessionEvent } from '@dsh/kernel'
+
+const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, index) => [level, index]))
+const REFUSALS: ReadonlySet<string> = new Set(['DENIED', 'APPROVAL_UNAVAILABLE', 'BLOCKED'])
+
+/** The level an event is sent at. */
+export function levelOf(event: SessionEvent): LoggingLevel {
+  const data = event.data as { isError?: boolean; error?: { code?: string }; outcome?: { kind?: string } } | undefined
+  if (event.type === 'tool/result' && data?.isError && REFUSALS.has(String(data.error?.code))) return 'warning'
+  if (event.type === 'approval/decided' && data?.outcome?.kind !== 'approved') return 'warning'
+  return 'info'
+}
+
+export interface AuditLog {
+  /** the level the client set, if it set one */
+  readonly level: LoggingLevel | undefined
+  /** send one message now, if the client's level admits it (for the server's own notices) */
+  send(level: LoggingLevel, data: unknown): void
+  /** start forwarding a session's events; returns the disposer */
+  follow(session: { observe(listener: (event: SessionEvent) => void): () => void }): () => void
+}
+
+export function auditLog(server: Server, onError: (error: unknown) => void): AuditLog {
+  let level: LoggingLevel | undefined
+  let queue: SessionEvent[] = []
+  let scheduled = false
+  const admits = (wanted: LoggingLevel) => level !== undefined && SEVERITY.get(wanted)! >= SEVERITY.get(level)!
+  const send = (wanted: LoggingLevel, data: unknown) => {
+    if (!admits(wanted)) return
+    server.sendLoggingMessage({ level: wanted, logger: 'dsh', data }).catch(onError)
+  }
+  const drain = () => {
+    scheduled = false
+    const batch = queue
+    queue = []
+    for (const event of batch) send(levelOf(event), event)
+  }
+
+  // replaces the SDK's handler: it keeps the level per transport session and sends everything until one is set
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    level = request.params.level
+    return {}
+  })
+
+  return {
+    get level() {
+      return level
+    },
+    send,
+    follow(session) {
+      return session.observe((event) => {
+        if (level === undefined) return
+        queue.push(event)
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(drain)
+        }
+      })
+    },
+  }
+}
