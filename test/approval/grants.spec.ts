@@ -140,7 +140,7 @@ describe('session grants', () => {
     expect(events.at(-1)?.data).toMatchObject({ by: 'policy' })
   })
 
-  it('grants are per session and do not outlive it: a reopened session asks again', async () => {
+  it('grants are per session: another session asks again, a reopened one keeps what its log granted', async () => {
     s = await setup()
     const counter = ui(s)
     await s.approval.request({ exec: s.exec('t', { a: 1 }) })
@@ -150,12 +150,46 @@ describe('session grants', () => {
     expect(counter.calls).toBe(2)
     other.close()
 
+    const granted = s.approval.grants(s.session)
+    s.session.close()
+    const reopened = new Session(s.dir, { id: 's' })
+    reopened.beginTurn()
+    expect(s.approval.grants(reopened).map((g) => [g.id, g.name, g.arguments])).toEqual(granted.map((g) => [g.id, g.name, g.arguments]))
+    expect(await s.approval.request({ exec: { ...s.exec('t', { a: 1 }), session: reopened } })).toEqual({ kind: 'approved', grant: 'session' })
+    expect(counter.calls).toBe(2)
+    // wider arguments are still another request
+    await s.approval.request({ exec: { ...s.exec('t', { a: 2 }), session: reopened } })
+    expect(counter.calls).toBe(3)
+    reopened.close()
+  })
+
+  it('a grant revoked before the session was closed stays revoked when it is reopened', async () => {
+    s = await setup()
+    const counter = ui(s)
+    await s.approval.request({ exec: s.exec('t', { a: 1 }) })
+    await s.approval.request({ exec: s.exec('t', { a: 2 }) })
+    const [first] = s.approval.grants(s.session)
+    expect(await s.approval.revoke(s.session, first.id)).toBe(true)
+    s.session.close()
+    const reopened = new Session(s.dir, { id: 's' })
+    reopened.beginTurn()
+    expect(s.approval.grants(reopened).map((g) => g.arguments)).toEqual([{ a: 2 }])
+    await s.approval.request({ exec: { ...s.exec('t', { a: 1 }), session: reopened } })
+    expect(counter.calls).toBe(3)
+    reopened.close()
+  })
+
+  it('a malformed approval/granted line in the log grants nothing', async () => {
+    s = await setup()
+    const counter = ui(s, () => ({ kind: 'denied', reason: 'no' }))
+    await s.session.append('approval/granted' as any, { grantId: 'g1', name: 't', arguments: 'not an object' })
+    await s.session.append('approval/granted' as any, { name: 't', arguments: { a: 1 } })
     s.session.close()
     const reopened = new Session(s.dir, { id: 's' })
     reopened.beginTurn()
     expect(s.approval.grants(reopened)).toEqual([])
-    await s.approval.request({ exec: { ...s.exec('t', { a: 1 }), session: reopened } })
-    expect(counter.calls).toBe(3)
+    expect((await s.approval.request({ exec: { ...s.exec('t', { a: 1 }), session: reopened } })).kind).toBe('denied')
+    expect(counter.calls).toBe(1)
     reopened.close()
   })
 

@@ -4,7 +4,7 @@
  * explicit sandbox mode asked for, if any: it approves that call again and
  * nothing wider.
  */
-import { canonicalJson, deepFreeze, type JsonObject } from '@dsh/kernel'
+import { canonicalJson, deepFreeze, type JsonObject, type SessionEvent } from '@dsh/kernel'
 import type { SandboxMode } from '@dsh/kernel'
 
 export interface ApprovalGrant {
@@ -50,5 +50,34 @@ export class GrantStore {
 
   list(): ApprovalGrant[] {
     return [...this.byId.values()]
+  }
+
+  /**
+   * The grants a session's log holds: every `approval/granted` not followed
+   * by its `approval/revoked`, in order (a reopened session — `dsh mcp
+   * --session` — keeps what was granted in it, and nothing that was revoked).
+   * A line that lacks what a grant needs is no grant.
+   */
+  static fromLog(events: readonly SessionEvent[]): GrantStore {
+    const store = new GrantStore()
+    for (const event of events) {
+      const data = event.data as Record<string, unknown> | null
+      if (!data || typeof data !== 'object') continue
+      if (event.type === 'approval/revoked' && typeof data.grantId === 'string') store.remove(data.grantId)
+      if (event.type !== 'approval/granted') continue
+      const { grantId, name, arguments: args, requestId, callId, sandboxMode } = data
+      if (typeof grantId !== 'string' || typeof name !== 'string' || !args || typeof args !== 'object' || Array.isArray(args)) continue
+      const mode = typeof sandboxMode === 'string' ? (sandboxMode as SandboxMode) : undefined
+      store.add(grantKey(name, args as JsonObject, mode), {
+        id: grantId,
+        name,
+        arguments: structuredClone(args as JsonObject),
+        ...(mode ? { sandboxMode: mode } : {}),
+        requestId: String(requestId ?? ''),
+        callId: String(callId ?? ''),
+        createdAt: event.time,
+      })
+    }
+    return store
   }
 }

@@ -147,9 +147,9 @@ export class ApprovalService extends Service implements ApprovalGate {
     }
   }
 
-  /** Live grants of a session (grants last while the session is open in this process). */
+  /** Live grants of a session (those granted in it, also before it was reopened, and not revoked). */
   grants(session: Session): readonly ApprovalGrant[] {
-    return this.sessions.get(session)?.grants.list() ?? []
+    return session instanceof Session ? this.stateOf(session).grants.list() : []
   }
 
   /**
@@ -212,7 +212,8 @@ export class ApprovalService extends Service implements ApprovalGate {
   private stateOf(session: Session): SessionState {
     let state = this.sessions.get(session)
     if (!state) {
-      state = { grants: new GrantStore(), live: new Set() }
+      // a reopened session keeps the grants its log holds
+      state = { grants: GrantStore.fromLog(session.events()), live: new Set() }
       this.sessions.set(session, state)
       session.onClose(() => this.sessions.delete(session))
     }

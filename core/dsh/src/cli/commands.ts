@@ -21,6 +21,7 @@ export const commands: Record<string, Command> = {
   inspect: lazy('print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins', async () => (await import('./inspect-command.js')).inspectCommand),
   mcp: lazy('serve the tools to an MCP client over stdio (--config, --watch)', async () => (await import('./mcp-command.js')).mcpCommand),
   permissions: lazy('print what the permission rules decide for a call, without running it', async () => (await import('./permissions-command.js')).permissionsCommand),
+  sessions: lazy('list, show or prune the session logs (list, show <id>, prune --older-than 7d)', async () => (await import('./sessions-command.js')).sessionsCommand),
 }
 
 export function usage(): string {

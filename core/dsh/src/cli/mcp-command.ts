@@ -3,9 +3,10 @@
  */
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { SESSION_ID } from '../sessions/store.js'
 import type { Command } from './commands.js'
 
-const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch] [--otel]
+const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch] [--otel] [--session <id>]
 
 Serves the kernel's tools to an MCP client over stdio: tools/list is the
 tool set the model is sent (in code mode only run_code), tools/call runs the
@@ -26,11 +27,15 @@ Options:
                        and export its spans over OTLP/HTTP, configured by the
                        standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
                        OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...)
+  -s, --session <id>   resume the session <id> (dsh sessions list shows them):
+                       its events are recovered, its session grants still
+                       answer (revoked ones do not), and new calls are
+                       appended to its log
   -h, --help           show this help
 
 Exit codes: 0 after a clean shutdown (stdin closed, SIGTERM or SIGINT);
 2 bad usage, a configuration that cannot be loaded, or (with --otel) an
-OTEL_* value that cannot be honoured.
+OTEL_* value that cannot be honoured, or no session <id>.
 `
 
 /** After shutdown, a tool body that ignores its cancellation must not keep the process alive. */
@@ -39,11 +44,11 @@ const EXIT_GRACE_MS = 1000
 export const mcpCommand: Command = {
   summary: 'serve the tools to an MCP client over stdio (--config, --watch)',
   async run(args) {
-    let values: { config?: string; watch?: boolean; otel?: boolean; help?: boolean }
+    let values: { config?: string; watch?: boolean; otel?: boolean; session?: string; help?: boolean }
     try {
       ;({ values } = parseArgs({
         args,
-        options: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, otel: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+        options: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, otel: { type: 'boolean' }, session: { type: 'string', short: 's' }, help: { type: 'boolean', short: 'h' } },
         strict: true,
         allowPositionals: false,
       }))
@@ -60,9 +65,13 @@ export const mcpCommand: Command = {
       process.stderr.write('dsh mcp: --watch needs a config file (--config <dsh.yml>, or ./dsh.yml)\n')
       return 2
     }
+    if (values.session !== undefined && !SESSION_ID.test(values.session)) {
+      process.stderr.write(`dsh mcp: --session: ${JSON.stringify(values.session)} is not a session id (letters, digits, ".", "_" and "-")\n`)
+      return 2
+    }
     // loaded only now: --help and usage errors need none of the kernel
     const { runMcpServer } = await import('../mcp/run.js')
-    const code = await runMcpServer({ configFile, watch: values.watch, otel: values.otel })
+    const code = await runMcpServer({ configFile, watch: values.watch, otel: values.otel, resume: values.session })
     setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref()
     return code
   },

@@ -4,10 +4,11 @@
  * stdin ends, the client goes away or SIGTERM/SIGINT arrives. Nothing but the
  * protocol is written to stdout; diagnostics go to stderr.
  */
-import { dirname, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { describeError } from '@dsh/kernel'
+import { describeError, raw } from '@dsh/kernel'
 import { commandOptions, configNotice } from '../default-set.js'
 import { createKernel, type Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
@@ -24,6 +25,8 @@ export interface RunMcpOptions {
   watch?: boolean
   /** set up the OpenTelemetry SDK from `OTEL_*` and load the otel plugin (unless the config does) */
   otel?: boolean
+  /** the id of an existing session to resume */
+  resume?: string
 }
 
 const log = (line: string) => {
@@ -60,7 +63,17 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     }
   }
 
-  const mcp = createMcpServer(kernel, { log })
+  if (options.resume !== undefined) {
+    const path = join(raw(kernel.ctx.sessions).dir, `${options.resume}.jsonl`)
+    if (!existsSync(path)) {
+      await kernel.dispose().catch(() => {})
+      await tracing?.shutdown().catch(() => {})
+      stdout.release()
+      log(`dsh mcp: --session: no session ${JSON.stringify(options.resume)} (${path} does not exist)`)
+      return 2
+    }
+  }
+  const mcp = createMcpServer(kernel, { log, ...(options.resume !== undefined ? { sessionId: options.resume } : {}) })
   let watcher: ConfigWatcher | undefined
   if (options.watch && options.configFile) {
     const file = options.configFile

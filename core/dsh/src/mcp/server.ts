@@ -31,7 +31,7 @@ import { toMcpTool } from './tool-wire.js'
 declare module '@dsh/kernel' {
   interface SessionEvents {
     /** the MCP client that opened this session */
-    'mcp/connected': { client?: { name: string; version: string }; elicitation: boolean }
+    'mcp/connected': { client?: { name: string; version: string }; elicitation: boolean; resumed?: { events: number } }
     /** a reload the server ran (`--watch`) and what it changed */
     'mcp/reloaded': { added: string[]; removed: string[]; changed: string[] }
     /** a reload that failed: the previous set stays */
@@ -98,6 +98,8 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   const open = (): Session => {
     if (session) return session
     session = kernel.openSession({ id: options.sessionId ?? `mcp-${randomUUID()}` })
+    // a session reopened by id (`dsh mcp --session`) comes back with its events, and its grants with them
+    const recovered = session.events().length
     // an MCP connection has no turns of its own: it is one turn, so approval is possible for all its calls
     session.beginTurn()
     unfollow = audit.follow(session)
@@ -105,8 +107,9 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     session.append('mcp/connected', {
       ...(client ? { client: { name: short(client.name), version: short(client.version) } } : {}),
       elicitation: canElicit(),
+      ...(recovered ? { resumed: { events: recovered } } : {}),
     }).catch(() => {})
-    log(`dsh mcp: session ${session.id} (${session.path})`)
+    log(`dsh mcp: ${recovered ? `resumed session ${session.id} with ${recovered} events` : `session ${session.id}`} (${session.path})`)
     return session
   }
 

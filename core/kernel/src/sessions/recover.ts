@@ -2,7 +2,8 @@
  * Reading a session log back. Every complete line is an event; a last line
  * without its newline (or that does not parse) is a torn write from a crash:
  * it is cut off the file and reported. A bad line in the middle is skipped and
- * reported, never fatal, and the lines after it are kept.
+ * reported, never fatal, and the lines after it are kept. Read-only readers
+ * (`dsh sessions`) pass `repair: false` and leave the file as it is.
  */
 import { lstatSync, readFileSync, truncateSync } from 'node:fs'
 import { KernelError } from '../errors.js'
@@ -24,7 +25,12 @@ function parse(line: string): SessionEvent | undefined {
   } catch {}
 }
 
-export function recover(path: string): Recovery {
+export interface RecoverOptions {
+  /** cut a torn last line off the file (default true; a reader that must not change the log passes false) */
+  repair?: boolean
+}
+
+export function recover(path: string, options: RecoverOptions = {}): Recovery {
   const result: Recovery = { events: [], droppedBytes: 0, badLines: [] }
   let stat
   try {
@@ -44,7 +50,7 @@ export function recover(path: string): Recovery {
       // no newline: the write of this line never completed
       result.droppedBytes = text.length - start
       result.reason = `torn last line ${lineNo} (${result.droppedBytes} bytes without a newline)`
-      truncateSync(path, start)
+      if (options.repair !== false) truncateSync(path, start)
       break
     }
     const line = text.subarray(start, end).toString('utf8')
