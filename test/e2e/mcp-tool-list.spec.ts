@@ -49,7 +49,7 @@ describe('dsh mcp: tools/list', () => {
     })
     // a tool that declares none gets none
     expect(Object.keys(byName.plain).sort()).toEqual(['description', 'inputSchema', 'name'])
-    for (const name of ['read', 'ls', 'cordis_inspect']) expect(byName[name].annotations, name).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+    for (const name of ['read', 'ls', 'grep', 'glob', 'cordis_inspect']) expect(byName[name].annotations, name).toMatchObject({ readOnlyHint: true, openWorldHint: false })
     for (const name of ['write', 'edit']) expect(byName[name].annotations, name).toMatchObject({ readOnlyHint: false, openWorldHint: false })
     // the network is off by default: a command cannot reach the outside world
     expect(byName.bash.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false })

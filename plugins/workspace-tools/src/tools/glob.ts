@@ -37,6 +37,7 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<Args & Re
   const sandbox = ctx.sandbox
   return {
     name: 'glob',
+    title: 'Find files by pattern',
     description: `Find files by name pattern ("**/*.ts", "src/**/*.{js,jsx}", "*.json"), newest modification first, at most ${MAX_RESULTS}. Respects .gitignore; skips version-control directories.`,
     parameters: {
       type: 'object',
@@ -47,6 +48,7 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       required: ['pattern'],
       additionalProperties: false,
     },
+    annotations: { readOnlyHint: true, openWorldHint: false },
     concurrency: 'parallel',
     prompt: 'glob: find files by name with glob rather than find or ls -R in bash; "*.ts" matches only at the top of path, "**/*.ts" at any depth. It sees only what read may open and does not follow symbolic links.',
     async execute(args, call) {

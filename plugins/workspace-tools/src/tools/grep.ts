@@ -106,6 +106,7 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
   const context = { type: 'integer', minimum: 0, maximum: 1000 } as const
   return {
     name: 'grep',
+    title: 'Search file contents',
     description: 'Search file contents with a regular expression (RE2 syntax, as ripgrep). Respects .gitignore; skips binary files and version-control directories. output_mode: files_with_matches (default; newest first), content (matching lines, with -A/-B/-C context and -n line numbers) or count.',
     parameters: {
       type: 'object',
@@ -126,6 +127,7 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       required: ['pattern'],
       additionalProperties: false,
     },
+    annotations: { readOnlyHint: true, openWorldHint: false },
     concurrency: 'parallel',
     prompt: 'grep: search file contents with grep rather than grep or rg in bash; it sees only what read may open and does not follow symbolic links. Patterns are RE2 (ripgrep\'s syntax): escape literal braces, no backreferences or look-around. Start with files_with_matches, then content with -C for the lines you need.',
     async execute(args, call) {
