@@ -169,12 +169,15 @@ export class Registry {
   /** What the model is sent: native → all; code → run_code only; both → all + run_code. */
   wireSchemas(scope?: ToolScope): readonly ToolSchema[] {
     if (!scope && this.wireCache) return this.wireCache
-    const transport = this.get(RESERVED_TOOL, scope)
-    const projection = transport && transportSchema(transport.schema, this.schemas(scope))
     let list: readonly ToolSchema[]
     if (this.mode === 'native') list = this.schemas(scope)
-    else if (this.mode === 'code') list = Object.freeze(projection ? [projection] : [])
-    else list = Object.freeze([...this.schemas(scope), ...(projection ? [projection] : [])])
+    else {
+      // the transport's projection (its description holds the SDK declarations) only where it is sent
+      const transport = this.get(RESERVED_TOOL, scope)
+      const projection = transport && transportSchema(transport.schema, this.schemas(scope))
+      if (this.mode === 'code') list = Object.freeze(projection ? [projection] : [])
+      else list = Object.freeze([...this.schemas(scope), ...(projection ? [projection] : [])])
+    }
     if (!scope) this.wireCache = list
     return list
   }
