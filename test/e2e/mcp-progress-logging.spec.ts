@@ -82,8 +82,12 @@ describe('dsh mcp: audit events as log messages', () => {
     expect(call?.level).toBe('info')
     // the messages are the log's events, whole and in order
     const sent = logs.map((l) => l.data as { seq: number })
-    const logged = ws.events().filter((e) => sent.some((s) => s.seq === e.seq))
-    expect(sent).toEqual(logged.map((e) => ({ ...e })).map((e) => expect.objectContaining({ seq: e.seq, type: e.type, data: e.data })))
+    // a message may go out before its line reaches the file (non-durable lines are written on the next turn)
+    const logged = await until(() => {
+      const found = ws.events().filter((e) => sent.some((s) => s.seq === e.seq))
+      return found.length === sent.length && found
+    }, 'every sent event in the log')
+    expect(sent).toEqual(logged.map((e) => ({ seq: e.seq, time: expect.any(Number), type: e.type, data: e.data })))
     expect(sent.map((s) => s.seq)).toEqual([...sent.map((s) => s.seq)].sort((a, b) => a - b))
   })
 
