@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Context } from 'cordis'
+import { afterAll, afterEach, beforeAll, describe } from 'vitest'
 import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
 
 const temps: string[] = []
@@ -45,6 +46,28 @@ export async function startSandbox(backend: LocalBackend): Promise<Sandbox> {
     confine: (argv, workspace, mode = 'workspace-write', network = 'off') => service.confine(argv, { mode, workspace, network }),
     stop: () => ctx.stop(),
   }
+}
+
+/**
+ * A describe block run on one real backend (skipped with a printed reason when the
+ * machine lacks it), with a started sandbox that `body` reads through `sb()` and
+ * the temp dirs removed after each test.
+ */
+export function describeOnBackend(backend: LocalBackend, title: string, skip: boolean, body: (sb: () => Sandbox) => void): void {
+  describe.skipIf(skip)(title, () => {
+    let sb: Sandbox | undefined
+    beforeAll(async () => {
+      sb = await startSandbox(backend)
+    })
+    afterAll(async () => {
+      await sb?.stop()
+    })
+    afterEach(() => cleanTemps())
+    body(() => {
+      if (!sb) throw new Error(`the ${backend} sandbox did not start`)
+      return sb
+    })
+  })
 }
 
 export interface Run {

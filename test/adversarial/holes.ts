@@ -6,9 +6,9 @@
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Confined, LocalBackend } from '@dsh/sandbox'
-import { cleanTemps, runConfined, sleep, startSandbox, tmp, tree, type Run, type Sandbox } from './harness.js'
+import { describeOnBackend, runConfined, sleep, startSandbox, tmp, tree, type Run } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
 
 /** Spawn a confined argv with the host's whole environment, as a careless host would. */
@@ -43,18 +43,10 @@ print(call(250, 11, -3, None, 0))
 export async function holesSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} hole suite`)
 
-  describe.skipIf(skip)(`holes closed on the ${backend} backend`, () => {
-    let sb: Sandbox
-    beforeAll(async () => {
-      sb = await startSandbox(backend)
-    })
-    afterAll(async () => {
-      await sb?.stop()
-    })
-    afterEach(() => cleanTemps())
+  describeOnBackend(backend, `holes closed on the ${backend} backend`, skip, (sandbox) => {
 
     const sh = async (ws: string, script: string) => {
-      const confined = await sb.confine(['/bin/sh', '-c', script], ws)
+      const confined = await sandbox().confine(['/bin/sh', '-c', script], ws)
       expect(confined.backend).toBe(backend)
       const run = await runConfined(confined, ws)
       return { ...run, confined, restored: confined.cleanup() }
@@ -91,7 +83,7 @@ export async function holesSuite(backend: LocalBackend): Promise<void> {
       it('a protected symlink to the workspace itself is refused with a reason, nothing runs', async () => {
         const ws = tmp('ws')
         fs.symlinkSync('.', path.join(ws, '.codex'))
-        await expect(sb.confine(['/bin/sh', '-c', 'echo ran > ran'], ws)).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringMatching(/\.codex leads to the writable root/) })
+        await expect(sandbox().confine(['/bin/sh', '-c', 'echo ran > ran'], ws)).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringMatching(/\.codex leads to the writable root/) })
         expect(fs.existsSync(path.join(ws, 'ran'))).toBe(false)
       })
     })
@@ -127,12 +119,12 @@ export async function holesSuite(backend: LocalBackend): Promise<void> {
       it('call A creates `.git`, B starts while it exists, A ends: what B plants does not outlive both calls', async () => {
         const ws = tmp('ws')
         // A makes .git and waits (bounded) for the test to let it go
-        const a = await sb.confine(['/bin/sh', '-c', 'mkdir -p .git && echo a > .git/made-by-a; i=0; while [ ! -e a-go ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done'], ws)
+        const a = await sandbox().confine(['/bin/sh', '-c', 'mkdir -p .git && echo a > .git/made-by-a; i=0; while [ ! -e a-go ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done'], ws)
         const runA = runConfined(a, ws)
         for (let i = 0; i < 100 && !fs.existsSync(path.join(ws, '.git/made-by-a')); i++) await sleep(50)
         expect(fs.existsSync(path.join(ws, '.git/made-by-a'))).toBe(true)
         // B sees .git as existing; it waits (bounded) until A's cleanup has run, then plants a hook
-        const b = await sb.confine(['/bin/sh', '-c', 'i=0; while [ ! -e b-go ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit; echo planted'], ws)
+        const b = await sandbox().confine(['/bin/sh', '-c', 'i=0; while [ ! -e b-go ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit; echo planted'], ws)
         const runB = runConfined(b, ws)
         fs.writeFileSync(path.join(ws, 'a-go'), '')
         await runA
@@ -148,7 +140,7 @@ export async function holesSuite(backend: LocalBackend): Promise<void> {
         const ws = tmp('ws')
         const other = await startSandbox(backend)
         try {
-          const a = await sb.confine(['/bin/sh', '-c', 'mkdir .claude && echo "{}" > .claude/settings.json'], ws)
+          const a = await sandbox().confine(['/bin/sh', '-c', 'mkdir .claude && echo "{}" > .claude/settings.json'], ws)
           await runConfined(a, ws)
           const b = await other.confine(['/bin/sh', '-c', 'true'], ws)
           a.cleanup()
@@ -166,7 +158,7 @@ export async function holesSuite(backend: LocalBackend): Promise<void> {
         const ws = tmp('ws')
         process.env.DSH_ADV_HOST_SECRET = 'sk-leaked'
         try {
-          const confined = await sb.confine(['/bin/sh', '-c', 'env; cat /proc/self/environ | tr "\\0" "\\n"'], ws)
+          const confined = await sandbox().confine(['/bin/sh', '-c', 'env; cat /proc/self/environ | tr "\\0" "\\n"'], ws)
           expect(confined.env).toEqual({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: ws, LANG: 'C.UTF-8' })
           const r = await runWithHostEnv(confined, ws)
           confined.cleanup()

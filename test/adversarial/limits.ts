@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type { LocalBackend, SandboxLimits } from '@dsh/sandbox'
-import { cleanTemps, runConfined, startSandbox, tmp, type Sandbox } from './harness.js'
+import { describeOnBackend, runConfined, tmp } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
 
 const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => fs.existsSync(p))
@@ -17,19 +17,11 @@ const MiB = 1024 * 1024
 export async function limitsSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} resource-limit suite`)
 
-  describe.skipIf(skip)(`resource limits on the ${backend} backend`, () => {
-    let sb: Sandbox
-    beforeAll(async () => {
-      sb = await startSandbox(backend)
-    })
-    afterAll(async () => {
-      await sb?.stop()
-    })
-    afterEach(() => cleanTemps())
+  describeOnBackend(backend, `resource limits on the ${backend} backend`, skip, (sandbox) => {
 
     const run = async (script: string, limits: SandboxLimits) => {
       const ws = tmp('ws')
-      const confined = await sb.service.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws, limits })
+      const confined = await sandbox().service.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws, limits })
       const r = await runConfined(confined, ws, { timeoutMs: 30_000 })
       confined.cleanup()
       return { ...r, ws, confined }
@@ -89,7 +81,7 @@ except OSError as e:
     it('a bad limit is refused before anything runs, naming the key', async () => {
       const ws = tmp('ws')
       for (const [limits, pattern] of [[{ processes: 0 }, /limits\.processes must be a positive integer/], [{ memory: 1 }, /limits\.memory is not a limit/], [{ cpuSeconds: 1.5 }, /limits\.cpuSeconds/]] as const) {
-        await expect(sb.service.confine(['/bin/sh', '-c', 'touch ran'], { mode: 'workspace-write', workspace: ws, limits: limits as SandboxLimits })).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringMatching(pattern) })
+        await expect(sandbox().service.confine(['/bin/sh', '-c', 'touch ran'], { mode: 'workspace-write', workspace: ws, limits: limits as SandboxLimits })).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringMatching(pattern) })
       }
       expect(fs.existsSync(path.join(ws, 'ran'))).toBe(false)
     })
