@@ -93,7 +93,7 @@ describe('invalid settings name the file and the JSON path', () => {
   })
 
   it('other settings keys and events this plugin does not run are ignored', () => {
-    const specs = parseSettingsText(settings({ Stop: [{ whatever: true }], SessionStart: 'x', PreToolUse: [] }, { env: { A: '1' } }), 'f', 'claude')
+    const specs = parseSettingsText(settings({ Stop: [{ whatever: true }], UserPromptSubmit: 'x', PreToolUse: [] }, { env: { A: '1' } }), 'f', 'claude')
     expect(specs).toEqual([])
   })
 

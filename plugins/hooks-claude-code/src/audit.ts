@@ -7,33 +7,37 @@
 import type { SessionEvents } from '@dsh/kernel'
 import type { LaunchOutcome } from './launch.js'
 import { killingSignal } from './output.js'
-import type { HookEvent, HookSpec, Verdict } from './types.js'
+import { NOTICE_EVENTS, type HookEvent, type HookSpec, type Verdict } from './types.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
     'hook/invoked': {
-      callId: string
+      /** the call the event is about (absent for SessionStart and SessionEnd) */
+      callId?: string
       event: HookEvent
       command: string
-      /** our tool name, and the name the hook sees */
-      tool: string
-      toolName: string
+      /** our tool name, and the name the hook sees (absent with callId) */
+      tool?: string
+      toolName?: string
+      /** what the matcher tested, for the events that are not about a tool: the notification type, source or reason */
+      matched?: string
       matcher: string | null
       source: string
       timeoutMs: number
     }
     'hook/result': {
-      callId: string
+      callId?: string
       event: HookEvent
       command: string
-      tool: string
-      toolName: string
+      tool?: string
+      toolName?: string
+      matched?: string
       durationMs: number
       exitCode: number | null
       signal: string | null
       /** set when the hook gave no answer: spawn, launcher, timeout, aborted, output-too-large, malformed output, 126/127 */
       failure?: string
-      /** what the hook decided, after its onError for a no-answer */
+      /** what the hook decided, after its onError for a no-answer (always none for Notification, SessionStart, SessionEnd) */
       decision: 'allow' | 'deny' | 'ask' | 'block' | 'none'
       reason?: string
       stdout: string
@@ -57,26 +61,36 @@ export function cut(text: string, max: number): string {
   return `${head}… (${Buffer.byteLength(text) - Buffer.byteLength(head)} bytes cut)`
 }
 
-export function invokedEvent(callId: string, spec: HookSpec, tool: string, toolName: string, timeoutMs: number) {
+/** The call a hook event is about. */
+export interface HookCall {
+  callId: string
+  /** our tool name */
+  tool: string
+  /** the name hooks see */
+  toolName: string
+}
+
+/** Who the event is about: the call, and for the events not about a tool, what the matcher tested. */
+function about(call: HookCall | undefined, spec: HookSpec, matched: string) {
+  return { ...(call ? { callId: call.callId, tool: call.tool, toolName: call.toolName } : {}), ...(NOTICE_EVENTS.has(spec.event) ? { matched } : {}) }
+}
+
+export function invokedEvent(call: HookCall | undefined, spec: HookSpec, matched: string, timeoutMs: number): SessionEvents['hook/invoked'] {
   return {
-    callId,
+    ...about(call, spec, matched),
     event: spec.event,
     command: spec.command,
-    tool,
-    toolName,
     matcher: spec.matcherText ?? null,
     source: spec.source,
     timeoutMs,
   }
 }
 
-export function resultEvent(callId: string, spec: HookSpec, tool: string, toolName: string, outcome: LaunchOutcome, raw: Verdict, decided: Exclude<Verdict['kind'], 'no-answer'>, auditBytes: number) {
+export function resultEvent(call: HookCall | undefined, spec: HookSpec, matched: string, outcome: LaunchOutcome, raw: Verdict, decided: Exclude<Verdict['kind'], 'no-answer'>, auditBytes: number) {
   const data: SessionEvents['hook/result'] = {
-    callId,
+    ...about(call, spec, matched),
     event: spec.event,
     command: spec.command,
-    tool,
-    toolName,
     durationMs: outcome.durationMs,
     exitCode: outcome.exitCode,
     signal: outcome.signal,

@@ -1,17 +1,20 @@
 /**
- * Running the hooks of one event for one call: select the hooks whose matcher
- * takes the tool's hook-visible name, run identical commands once, run them all
- * in parallel, audit each (`hook/invoked` before it starts, `hook/result` after),
- * resolve each no-answer by its `onError`, and combine: deny > ask > allow.
+ * Running the hooks of one event: select the hooks whose matcher takes the
+ * subject's value (the call's hook-visible tool name; for the notice events
+ * the notification type, source or reason), run identical commands once, run
+ * them all in parallel, audit each (`hook/invoked` before it starts,
+ * `hook/result` after), resolve each no-answer by its `onError`, and combine:
+ * deny > ask > allow. The notice events decide nothing: their hooks' failures
+ * are recorded and their answers read as no decision.
  */
 import type { Session } from '@dsh/kernel'
 import type { Execution, ToolResult } from '@dsh/tools'
-import { cut, invokedEvent, resultEvent } from './audit.js'
+import { cut, invokedEvent, resultEvent, type HookCall } from './audit.js'
 import { hookInput } from './input.js'
 import type { Launcher } from './launch.js'
 import { combine, interpret } from './output.js'
 import type { Snapshot } from './store.js'
-import type { HookEvent, HookSpec, OnError, Verdict } from './types.js'
+import { NOTICE_EVENTS, type HookEvent, type HookSpec, type OnError, type Verdict } from './types.js'
 
 export interface DispatchEnv {
   /** the hook set to use now (re-reads changed settings files) */
@@ -54,11 +57,25 @@ function unique(hooks: readonly HookSpec[], defaultTimeout: number): HookSpec[] 
   return [...byCommand.values()]
 }
 
+/** What one event's hooks run about. */
+export interface HookSubject {
+  session: Session
+  /** cancels the hooks (the call's signal); the notice events have none */
+  signal?: AbortSignal
+  /** the value the matchers test */
+  match: string
+  /** the call the event is about, if any */
+  call?: HookCall
+  /** the JSON the hooks read on stdin */
+  input: object
+}
+
 function refused(event: HookEvent, reason: string): Decided {
+  if (NOTICE_EVENTS.has(event)) return { kind: 'none' }
   return event === 'PreToolUse' || event === 'PermissionRequest' ? { kind: 'deny', reason } : { kind: 'block', reason }
 }
 
-/** Report config problems to the session once each; under `deny` they refuse the call. */
+/** Report config problems to the session once each; under `deny` they refuse the call (a notice goes on with the last good hooks). */
 async function checkProblems(env: DispatchEnv, snapshot: Snapshot, event: HookEvent, session: Session): Promise<Decided | undefined> {
   if (!snapshot.problems.length) return
   let seen = env.reported.get(session)
@@ -72,15 +89,16 @@ async function checkProblems(env: DispatchEnv, snapshot: Snapshot, event: HookEv
       return refused(event, `a hook settings problem could not be written to the session log: ${problem.message}`)
     }
   }
-  if (env.onError === 'ignore') return
+  if (env.onError === 'ignore' || NOTICE_EVENTS.has(event)) return
   const what = snapshot.problems.map((problem) => problem.message).join('; ')
   return refused(event, `hook settings cannot be used, so every call is refused until they are fixed: ${what}`)
 }
 
-async function runOne(env: DispatchEnv, spec: HookSpec, exec: Execution, toolName: string, input: string): Promise<Decided> {
+async function runOne(env: DispatchEnv, spec: HookSpec, subject: HookSubject, input: string): Promise<Decided> {
   const timeoutMs = Math.round((spec.timeout ?? env.defaultTimeout) * 1000)
+  const { session } = subject
   try {
-    await exec.session.append('hook/invoked', invokedEvent(exec.callId, spec, exec.name, toolName, timeoutMs))
+    await session.append('hook/invoked', invokedEvent(subject.call, spec, subject.match, timeoutMs))
   } catch (error) {
     // an unaudited hook never runs
     return refused(spec.event, `${label(spec)} could not be audited, so it did not run: ${(error as Error).message}`)
@@ -92,28 +110,40 @@ async function runOne(env: DispatchEnv, spec: HookSpec, exec: Execution, toolNam
     env: { CLAUDE_PROJECT_DIR: env.workspace },
     timeoutMs,
     maxOutputBytes: env.maxOutputBytes,
-    signal: exec.signal,
+    ...(subject.signal ? { signal: subject.signal } : {}),
   })
   const raw = interpret(outcome, spec.event, label(spec))
   const onError = spec.onError ?? env.onError
-  const decided: Decided = raw.kind !== 'no-answer' ? raw : onError === 'deny' ? refused(spec.event, raw.reason) : { kind: 'none' }
+  const decided: Decided = NOTICE_EVENTS.has(spec.event) ? { kind: 'none' }
+    : raw.kind !== 'no-answer' ? raw : onError === 'deny' ? refused(spec.event, raw.reason) : { kind: 'none' }
   try {
-    await exec.session.append('hook/result', resultEvent(exec.callId, spec, exec.name, toolName, outcome, raw, decided.kind, env.auditBytes))
+    await session.append('hook/result', resultEvent(subject.call, spec, subject.match, outcome, raw, decided.kind, env.auditBytes))
   } catch (error) {
     return refused(spec.event, `the result of ${label(spec)} could not be audited: ${(error as Error).message}`)
   }
   return decided
 }
 
-/** The combined decision of every hook of `event` that matches the call (`none` when none matches). */
-export async function runEvent(env: DispatchEnv, event: HookEvent, exec: Execution, result?: ToolResult): Promise<Decided> {
+/** The combined decision of every hook of `event` whose matcher takes the subject (`none` when none does). */
+export async function runHooks(env: DispatchEnv, event: HookEvent, subject: HookSubject): Promise<Decided> {
   const snapshot = env.refresh()
-  const problem = await checkProblems(env, snapshot, event, exec.session)
+  const problem = await checkProblems(env, snapshot, event, subject.session)
   if (problem) return problem
-  const toolName = env.toolName(exec.name)
-  const hooks = unique(snapshot.hooks.filter((hook) => hook.event === event && hook.matcher(toolName)), env.defaultTimeout)
+  const hooks = unique(snapshot.hooks.filter((hook) => hook.event === event && hook.matcher(subject.match)), env.defaultTimeout)
   if (!hooks.length) return { kind: 'none' }
-  const input = JSON.stringify(hookInput(event, exec, toolName, env.workspace, result))
-  const verdicts = await Promise.all(hooks.map((hook) => runOne(env, hook, exec, toolName, input)))
+  const input = JSON.stringify(subject.input)
+  const verdicts = await Promise.all(hooks.map((hook) => runOne(env, hook, subject, input)))
   return combine(verdicts) as Decided
+}
+
+/** The hooks of a tool event for one call. */
+export function runEvent(env: DispatchEnv, event: HookEvent, exec: Execution, result?: ToolResult): Promise<Decided> {
+  const toolName = env.toolName(exec.name)
+  return runHooks(env, event, {
+    session: exec.session,
+    signal: exec.signal,
+    match: toolName,
+    call: { callId: exec.callId, tool: exec.name, toolName },
+    input: hookInput(event, exec, toolName, env.workspace, result),
+  })
 }

@@ -19,7 +19,7 @@
 import { constants } from 'node:os'
 import { MAX_REASON_CHARS } from './limits.js'
 import type { LaunchOutcome } from './launch.js'
-import type { HookEvent, Verdict } from './types.js'
+import { NOTICE_EVENTS, type HookEvent, type Verdict } from './types.js'
 
 type Json = Record<string, unknown>
 
@@ -154,6 +154,7 @@ export function interpret(outcome: LaunchOutcome, event: HookEvent, label: strin
   const signal = killingSignal(outcome)
   if (signal) return { kind: 'no-answer', reason: `${label} gave no answer: it was killed by ${signal}` }
   const code = outcome.exitCode
+  if (NOTICE_EVENTS.has(event)) return noticeVerdict(outcome, label)
   if (code === 2) {
     const reason = reasonOf(outcome.stderr, `${label} exited with status 2 and wrote no reason to stderr`)
     return { kind: event === 'PreToolUse' || event === 'PermissionRequest' ? 'deny' : 'block', reason }
@@ -164,6 +165,20 @@ export function interpret(outcome: LaunchOutcome, event: HookEvent, label: strin
   if (code === 126) return { kind: 'no-answer', reason: `${label} gave no answer: its command is not executable (exit 126)` }
   if (code === 127) return { kind: 'no-answer', reason: `${label} gave no answer: its command was not found (exit 127)` }
   // exit 0 or another status without a decision: non-blocking, as documented
+  return { kind: 'none' }
+}
+
+/**
+ * A notice hook (Notification, SessionStart, SessionEnd) decides nothing:
+ * whatever it printed or its exit status (2 included) is no decision. Only a
+ * run that failed — not found, not executable, malformed JSON — is recorded
+ * as giving no answer.
+ */
+function noticeVerdict(outcome: LaunchOutcome, label: string): Verdict {
+  const parsed = parseStdout(outcome.stdout)
+  if (parsed.kind === 'malformed') return { kind: 'no-answer', reason: `${label} gave no answer: ${parsed.reason}` }
+  if (outcome.exitCode === 126) return { kind: 'no-answer', reason: `${label} gave no answer: its command is not executable (exit 126)` }
+  if (outcome.exitCode === 127) return { kind: 'no-answer', reason: `${label} gave no answer: its command was not found (exit 127)` }
   return { kind: 'none' }
 }
 

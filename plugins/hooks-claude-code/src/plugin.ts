@@ -14,6 +14,7 @@
 import type { Context } from 'cordis'
 import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
+import type {} from '@dsh/kernel'
 import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
@@ -22,6 +23,7 @@ import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
 import { describeSandbox, refusal, type SandboxLike } from './protect.js'
 import { INLINE_SOURCE, parseHooks } from './settings.js'
+import { Notices } from './notices.js'
 import { HookStore, type FileSource, type Snapshot } from './store.js'
 
 declare module 'cordis' {
@@ -95,13 +97,19 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     return { ...after, reason: [verdict.reason, after.reason].filter((reason) => reason).join('; ') }
   })
 
+  const notices = new Notices(() => ready)
   // PermissionRequest hooks answer before any person is asked (prepended), as Claude Code runs them before its dialog
   ctx.on('approval/request', async (request, next): Promise<ApprovalOutcome> => {
     const verdict = await runEvent(await ready, 'PermissionRequest', request.exec)
     if (verdict.kind === 'allow') return { kind: 'approved', grant: 'once' }
     if (verdict.kind === 'deny') return { kind: 'denied', reason: verdict.reason }
+    // the question goes on to the approvers: the person's desktop-notification hooks fire now
+    notices.permissionPrompt(request)
     return next()
   }, true)
+
+  ctx.on('session/opened', (session, { source }) => notices.sessionStart(session, source))
+  ctx.on('session/ending', (session, { reason }) => notices.sessionEnd(session, reason))
 
   ctx.on('tools/post-execute', async (input, next): Promise<ToolResult | BlockDecision> => {
     const { exec, result } = input

@@ -11,7 +11,7 @@ import { isObject, parseSettingsDocument, readSettingsDocument, show } from '@ds
 import { KernelError } from '@dsh/kernel'
 import { MAX_TIMEOUT_SECONDS } from './limits.js'
 import { compileMatcher } from './matcher.js'
-import { HOOK_EVENTS, type HookEvent, type HookSpec, type OnError, type SourceKind } from './types.js'
+import { HOOK_EVENTS, NOTICE_EVENTS, type HookEvent, type HookSpec, type OnError, type SourceKind } from './types.js'
 
 export const INLINE_SOURCE = 'the inline hooks config'
 
@@ -46,6 +46,8 @@ function parseHandler(value: unknown, source: string, path: string, kind: Source
   for (const flag of ['async', 'once'] as const) {
     const set = own(value, flag)
     if (set === undefined || set === false) continue
+    // nobody waits for a notice's answer: it runs in the background anyway
+    if (flag === 'async' && set === true && NOTICE_EVENTS.has(event)) continue
     // a hook that cannot decide (async) or runs only sometimes (once) is not a policy we can enforce
     if (set === true) fail(source, `${path}.${flag}`, `${flag} hooks are not supported`)
     fail(source, `${path}.${flag}`, `expected a boolean, got ${show(set)}`)

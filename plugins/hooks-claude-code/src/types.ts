@@ -5,14 +5,24 @@
 export type OnError = 'deny' | 'ignore'
 
 /** The hook events this plugin runs. Every other event in a settings file is ignored. */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest'] as const
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'Notification', 'SessionStart', 'SessionEnd'] as const
 export type HookEvent = typeof HOOK_EVENTS[number]
+
+/**
+ * Events that only inform: their hooks decide nothing (a failure is recorded,
+ * never a denial), and they may be `async` since nobody waits for an answer.
+ */
+export const NOTICE_EVENTS: ReadonlySet<HookEvent> = new Set(['Notification', 'SessionStart', 'SessionEnd'])
 
 /** Where hooks come from: Claude Code's settings shape or Codex's hooks.json (same shape, its own keys). */
 export type SourceKind = 'claude' | 'codex'
 
-/** A tool-name matcher compiled from a settings file. */
-export type Matcher = (toolName: string) => boolean
+/**
+ * A matcher compiled from a settings file. It tests the hook-visible tool name,
+ * or for Notification the notification type, SessionStart the source and
+ * SessionEnd the reason, as Claude Code's matchers do.
+ */
+export type Matcher = (value: string) => boolean
 
 /** One command hook, as read from a settings file or the inline config. */
 export interface HookSpec {

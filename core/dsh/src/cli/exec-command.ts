@@ -125,7 +125,8 @@ async function run(request: Request): Promise<number> {
       signal: abort.signal,
     })
     session.endTurn()
-    await session.flush().catch(() => {})
+    // SessionEnd hooks and the like append before the log closes
+    await kernel.ctx.sessions.end(session, { reason: 'other' })
     const report: ExecReport = { result, events: session.events().slice(from), session: { id: session.id, path: session.path }, approver: who }
     const text = request.json
       ? JSON.stringify({ result, session: report.session, approver: who, events: report.events }, null, 2)

@@ -211,8 +211,8 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
         if (session) {
           await session.append('mcp/closed', { reason }).catch(() => {})
           session.endTurn()
-          await session.flush().catch(() => {})
-          session.close()
+          // SessionEnd hooks and the like still append to the log before it closes
+          await raw(kernel.ctx.sessions).end(session, { reason })
         }
         await server.close().catch(() => {})
       })())

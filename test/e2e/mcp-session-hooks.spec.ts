@@ -1,0 +1,46 @@
+/**
+ * SessionStart and SessionEnd hooks around a real `dsh mcp` connection: the
+ * server's session opening runs the `startup` hooks, the client closing runs
+ * SessionEnd before the log closes, and `--session <id>` runs the `resume`
+ * hooks. Real hook processes, written to files the test reads.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { connect, mcpServers, until } from './mcp-helpers.js'
+
+const start = mcpServers()
+
+const record = (name: string) => ({ type: 'command', command: `cat > "$CLAUDE_PROJECT_DIR/${name}.json"` })
+
+describe('dsh mcp runs SessionStart and SessionEnd hooks', { timeout: 90_000 }, () => {
+  it('startup at connect, SessionEnd at close (audited in the log), resume with --session', async () => {
+    const hooks = {
+      SessionStart: [{ matcher: 'startup', hooks: [record('startup')] }, { matcher: 'resume', hooks: [record('resume')] }],
+      SessionEnd: [{ hooks: [record('end')] }],
+    }
+    const { ws, conn } = await start({ plugins: { 'hooks-claude-code': { hooks } } })
+    const read = (name: string) => JSON.parse(readFileSync(join(ws.dir, `${name}.json`), 'utf8'))
+    const started = await until(() => existsSync(join(ws.dir, 'startup.json')) && read('startup'), 'the SessionStart hook')
+    expect(started).toMatchObject({ hook_event_name: 'SessionStart', source: 'startup', cwd: ws.dir })
+    await conn.close()
+    const ended = await until(() => existsSync(join(ws.dir, 'end.json')) && read('end'), 'the SessionEnd hook')
+    expect(ended).toMatchObject({ hook_event_name: 'SessionEnd', reason: 'other', session_id: started.session_id })
+    const audited = await until(() => {
+      const results = ws.events().filter((e) => e.type === 'hook/result')
+      return results.length === 2 && results
+    }, 'both hook results in the log')
+    expect(audited.map((e) => e.data.event)).toEqual(['SessionStart', 'SessionEnd'])
+    // SessionEnd ran before the log closed: its result precedes nothing but the close
+    const events = ws.events()
+    expect(events.findIndex((e) => e.type === 'mcp/closed')).toBeLessThan(events.findIndex((e) => e.type === 'hook/result' && e.data.event === 'SessionEnd'))
+    expect(existsSync(join(ws.dir, 'resume.json'))).toBe(false)
+
+    const again = await connect(ws, { args: ['--session', started.session_id] })
+    try {
+      expect(await until(() => existsSync(join(ws.dir, 'resume.json')) && read('resume'), 'the resume hook')).toMatchObject({ source: 'resume', session_id: started.session_id })
+    } finally {
+      await again.close()
+    }
+  })
+})
