@@ -6,12 +6,15 @@
  * output says so.
  */
 import { randomUUID } from 'node:crypto'
-import { listenerList } from '@dsh/kernel'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { listenerList, raw } from '@dsh/kernel'
 import type { ToolsMode } from '@dsh/tools'
 import type { Kernel } from '../kernel.js'
 import { checkPluginConfig } from '../plugins.js'
 import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure, UsageError } from './command-kernel.js'
 import type { Command } from './commands.js'
+import { lockSession, type SessionLock } from '../sessions/lock.js'
 import { formatReport, type ExecReport } from './exec-output.js'
 import { parseJsonArgument } from './json-argument.js'
 import { painter } from './timeline.js'
@@ -107,11 +110,17 @@ async function run(request: Request): Promise<number> {
   // Ctrl+C cancels the call (the body sees the abort); a second one is Node's default
   const onSigint = () => abort.abort(new Error('interrupted'))
   process.once('SIGINT', onSigint)
+  let lock: SessionLock | undefined
   try {
     const who = await approver(kernel)
     let session
     try {
-      session = kernel.openSession(request.sessionId !== undefined ? { id: request.sessionId } : {})
+      const id = request.sessionId ?? randomUUID()
+      const dir = raw(kernel.ctx.sessions).dir
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      // a session a running dsh mcp holds is not appended to from here
+      lock = lockSession(id, join(dir, `${id}.jsonl`))
+      session = kernel.openSession({ id })
     } catch (error) {
       throw new UsageError(`--session: ${(error as Error).message}`)
     }
@@ -136,6 +145,7 @@ async function run(request: Request): Promise<number> {
   } finally {
     process.removeListener('SIGINT', onSigint)
     await kernel.dispose()
+    lock?.release()
   }
 }
 

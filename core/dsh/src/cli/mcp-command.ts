@@ -30,12 +30,14 @@ Options:
   -s, --session <id>   resume the session <id> (dsh sessions list shows them):
                        its events are recovered, its session grants still
                        answer (revoked ones do not), and new calls are
-                       appended to its log
+                       appended to its log; a session another running
+                       dsh mcp (or dsh exec) holds is refused, naming the
+                       holder's pid
   -h, --help           show this help
 
 Exit codes: 0 after a clean shutdown (stdin closed, SIGTERM or SIGINT);
 2 bad usage, a configuration that cannot be loaded, or (with --otel) an
-OTEL_* value that cannot be honoured, or no session <id>.
+OTEL_* value that cannot be honoured, or no session <id>, or one in use.
 `
 
 /** After shutdown, a tool body that ignores its cancellation must not keep the process alive. */

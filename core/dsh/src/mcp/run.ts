@@ -4,7 +4,8 @@
  * stdin ends, the client goes away or SIGTERM/SIGINT arrives. Nothing but the
  * protocol is written to stdout; diagnostics go to stderr.
  */
-import { existsSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -14,6 +15,7 @@ import { createKernel, type Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
 import { loadPlugin } from '../load-plugin.js'
 import { importPlugin } from '../plugins.js'
+import { lockSession, type SessionLock } from '../sessions/lock.js'
 import { createMcpServer } from './server.js'
 import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
@@ -63,17 +65,26 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     }
   }
 
-  if (options.resume !== undefined) {
-    const path = join(raw(kernel.ctx.sessions).dir, `${options.resume}.jsonl`)
-    if (!existsSync(path)) {
-      await kernel.dispose().catch(() => {})
-      await tracing?.shutdown().catch(() => {})
-      stdout.release()
-      log(`dsh mcp: --session: no session ${JSON.stringify(options.resume)} (${path} does not exist)`)
-      return 2
-    }
+  const sessionId = options.resume ?? `mcp-${randomUUID()}`
+  const sessionsDir = raw(kernel.ctx.sessions).dir
+  const logPath = join(sessionsDir, `${sessionId}.jsonl`)
+  const refuse = async (message: string): Promise<number> => {
+    await kernel.dispose().catch(() => {})
+    await tracing?.shutdown().catch(() => {})
+    stdout.release()
+    log(`dsh mcp: --session: ${message}`)
+    return 2
   }
-  const mcp = createMcpServer(kernel, { log, ...(options.resume !== undefined ? { sessionId: options.resume } : {}) })
+  if (options.resume !== undefined && !existsSync(logPath)) return refuse(`no session ${JSON.stringify(options.resume)} (${logPath} does not exist)`)
+  // one server per session: a second one resuming it would interleave its appends with ours
+  let lock: SessionLock
+  try {
+    mkdirSync(sessionsDir, { recursive: true, mode: 0o700 })
+    lock = lockSession(sessionId, logPath)
+  } catch (error) {
+    return refuse(describeError(error))
+  }
+  const mcp = createMcpServer(kernel, { log, sessionId })
   let watcher: ConfigWatcher | undefined
   if (options.watch && options.configFile) {
     const file = options.configFile
@@ -117,6 +128,8 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     process.off('SIGTERM', onTerm)
     process.off('SIGINT', onInt)
     process.stdout.off('error', onStdoutError)
+    // the log is closed with the kernel: only then may another server take the session
+    lock.release()
     // after the kernel: the spans of the calls cancelled at shutdown are exported too
     await tracing?.shutdown().catch((error) => log(`dsh mcp: flushing traces: ${describeError(error)}`))
     stdout.release()

@@ -1,0 +1,126 @@
+/**
+ * One process at a time on a session log: `<id>.lock` next to `<id>.jsonl`,
+ * created exclusively (`wx`) and holding the owner's pid. A lock whose pid is
+ * no longer alive is stale (its owner crashed) and is taken over. Taking over
+ * happens under a second, short-lived exclusive file (`<id>.lock.takeover`),
+ * and the lock is read again under it, so two processes that both found the
+ * same stale lock cannot both end up holding the session: the second one
+ * finds the first one's live lock.
+ */
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { SESSION_ID } from './store.js'
+
+/** Another live process holds the session (or its lock could not be taken over). */
+export class SessionLockedError extends Error {
+  constructor(message: string, readonly session: string, readonly lock: string, readonly pid?: number) {
+    super(message)
+    this.name = 'SessionLockedError'
+  }
+}
+
+export interface SessionLock {
+  readonly path: string
+  /** remove the lock if it is still ours; idempotent */
+  release(): void
+}
+
+/** a takeover file older than this was left by a process that died while taking over */
+const TAKEOVER_STALE_MS = 10_000
+
+/** Whether a process with this pid exists (one we may not signal exists too). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The pid a lock file names, or undefined for a file that names none (torn, foreign). */
+function holderOf(path: string): number | undefined {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+  const pid = Number(/^(\d+)\n?$/.exec(text)?.[1])
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
+}
+
+/** Create `path` exclusively holding `content`; false when it exists. */
+function create(path: string, content: string): boolean {
+  let fd: number
+  try {
+    fd = openSync(path, 'wx', 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+  try {
+    writeSync(fd, content)
+  } finally {
+    closeSync(fd)
+  }
+  return true
+}
+
+function remove(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}
+
+/** Remove the lock at `path` if it is (still) stale; under the takeover file. */
+function takeOver(path: string): void {
+  const takeover = `${path}.takeover`
+  if (!create(takeover, `${process.pid}\n`)) {
+    // someone is taking over now — or died doing it, long ago
+    let age = 0
+    try {
+      age = Date.now() - statSync(takeover).mtimeMs
+    } catch {}
+    if (age > TAKEOVER_STALE_MS) remove(takeover)
+    return
+  }
+  try {
+    const holder = holderOf(path)
+    if (holder === undefined || !pidAlive(holder)) remove(path)
+  } finally {
+    remove(takeover)
+  }
+}
+
+/**
+ * Lock the session whose log is `logPath`, or throw `SessionLockedError`
+ * naming the session and the pid holding it.
+ */
+export function lockSession(id: string, logPath: string): SessionLock {
+  // an id with a slash or dots would put the lock file somewhere else
+  if (!SESSION_ID.test(id)) throw new Error(`${JSON.stringify(id)} is not a session id (letters, digits, ".", "_" and "-")`)
+  const path = logPath.replace(/\.jsonl$/, '') + '.lock'
+  const mine = `${process.pid}\n`
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (create(path, mine)) {
+      let released = false
+      return {
+        path,
+        release() {
+          if (released) return
+          released = true
+          if (holderOf(path) === process.pid) remove(path)
+        },
+      }
+    }
+    const holder = holderOf(path)
+    if (holder !== undefined && pidAlive(holder)) {
+      const who = holder === process.pid ? 'this process' : `process ${holder}`
+      throw new SessionLockedError(`session ${JSON.stringify(id)} is in use by ${who} (lock file ${path}); one process at a time may append to a session`, id, path, holder)
+    }
+    takeOver(path)
+  }
+  throw new SessionLockedError(`session ${JSON.stringify(id)}: its lock file ${path} could not be taken over (it keeps changing)`, id, path)
+}
