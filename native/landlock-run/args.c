@@ -42,6 +42,9 @@ static void usage(FILE *out)
 	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
 	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
 	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
+	      "  --no-supervisor  become the command instead of supervising it; only\n"
+	      "                as the first process of a PID namespace whose init ends\n"
+	      "                it with the command (PID 2, parent PID 1), as in bwrap\n"
 	      "  --probe       print what this kernel enforces as one JSON line\n"
 	      "\n"
 	      "Always: no capabilities, no_new_privs, and a seccomp filter refusing\n"
@@ -88,6 +91,8 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->probe = 1;
 		} else if (!strcmp(a, "--no-net")) {
 			o->no_net = 1;
+		} else if (!strcmp(a, "--no-supervisor")) {
+			o->no_supervisor = 1;
 		} else if (!strcmp(a, "--limit")) {
 			if (!argv[i + 1])
 				fail("--limit needs an argument");

@@ -69,7 +69,7 @@ struct options {
 	int n_env;
 	/* --limit values by resource (limits.c's table order); 0: not set */
 	rlim_t limit[5];
-	int no_net, probe;
+	int no_net, probe, no_supervisor;
 	long min_abi;
 	char **command;
 };
@@ -111,12 +111,19 @@ void apply_limits(const struct options *o);
 /* keyring.c: the command's own session keyring */
 void join_fresh_session_keyring(void);
 
+/* exec.c: execvp() as glibc has it, /bin/sh retry included */
+void exec_command_line(char *const argv[]);
+
+/* terminal.c: the command's own process group, no controlling terminal */
+void leave_terminal(void);
+
 /* seccomp.c: the BPF filter, installed in the child */
 void install_filter(int no_net);
 
 /* supervise.c: the child, signal forwarding, killing and reaping */
 extern pid_t command_pid;
 pid_t start_command(struct child_args *args);
+void exec_confined(const struct child_args *args) __attribute__((noreturn));
 int supervise(void);
 
 #endif

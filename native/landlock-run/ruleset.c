@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,41 +68,66 @@ struct ruleset_attr handled_for_abi(int abi, int no_net)
 	return a;
 }
 
-static void add_path_rule(int ruleset, const char *flag, const char *path,
-			  __u64 access, __u64 handled)
+static void close_fd_run(int first, int last)
+{
+	if (syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0U))
+		for (; first <= last; first++)
+			close(first);
+}
+
+/* Returns the rule's fd, which the caller closes with the others. */
+static int add_path_rule(int ruleset, const char *flag, const char *path,
+			 __u64 access, __u64 handled)
 {
 	struct landlock_path_beneath_attr rule = { 0 };
-	struct stat st;
 
 	/* Why O_PATH: the rule names this exact inode, opened by us once;
-	 * O_CLOEXEC: it must never reach the command. */
-	rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	 * O_CLOEXEC: it must never reach the command. Why O_DIRECTORY first
+	 * and no fstat: the open itself says whether PATH is a directory,
+	 * one syscall fewer per rule. */
+	rule.allowed_access = access & handled;
+	rule.parent_fd = open(path, O_PATH | O_CLOEXEC | O_DIRECTORY);
+	if (rule.parent_fd < 0 && errno == ENOTDIR) {
+		/* Why: directory rights on a file are an error for the kernel. */
+		rule.allowed_access &= ACCESS_FILE;
+		rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	}
 	if (rule.parent_fd < 0)
 		fail("cannot open %s %s: %s", flag, path, strerror(errno));
-	if (fstat(rule.parent_fd, &st))
-		fail("cannot stat %s %s: %s", flag, path, strerror(errno));
-	rule.allowed_access = access & handled;
-	/* Why: directory rights on a file are an error for the kernel. */
-	if (!S_ISDIR(st.st_mode))
-		rule.allowed_access &= ACCESS_FILE;
 	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0))
 		fail("cannot add rule for %s %s: %s", flag, path, strerror(errno));
-	close(rule.parent_fd);
+	return rule.parent_fd;
 }
 
 int build_ruleset(const struct options *o, int abi)
 {
 	struct ruleset_attr attr = handled_for_abi(abi, o->no_net);
-	int i, fd;
+	int i, fd, first = -1, last = -1;
 
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		fail("cannot create a Landlock ruleset: %s", strerror(errno));
-	for (i = 0; i < o->n_ro; i++)
-		add_path_rule(fd, "--ro", o->ro[i], ACCESS_RO, attr.handled_access_fs);
-	for (i = 0; i < o->n_rw; i++)
-		add_path_rule(fd, "--rw", o->rw[i], ~ACCESS_NEVER_GRANTED,
-			      attr.handled_access_fs);
+	/* Why the rules' fds are closed a run at a time and not one by one:
+	 * the kernel holds what it needs once a rule is added, and fds are
+	 * handed out lowest first, so they form runs first..last (one run,
+	 * unless something else holds an fd in between) that one
+	 * close_range() each closes: a syscall per rule fewer. */
+	for (i = 0; i < o->n_ro + o->n_rw; i++) {
+		int rule = i < o->n_ro
+			? add_path_rule(fd, "--ro", o->ro[i], ACCESS_RO, attr.handled_access_fs)
+			: add_path_rule(fd, "--rw", o->rw[i - o->n_ro], ~ACCESS_NEVER_GRANTED,
+					attr.handled_access_fs);
+
+		if (first >= 0 && rule != last + 1) {
+			close_fd_run(first, last);
+			first = -1;
+		}
+		if (first < 0)
+			first = rule;
+		last = rule;
+	}
+	if (first >= 0)
+		close_fd_run(first, last);
 	/* Why no net rule: --no-net means no TCP port at all. */
 	return fd;
 }

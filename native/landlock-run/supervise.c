@@ -54,11 +54,7 @@ static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
 	/* Why: if the supervisor is SIGKILLed, the command goes with it. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != supervisor)
 		fail("supervisor is gone before exec");
-	/* Why a new session: no controlling terminal means no TIOCSTI
-	 * keystroke injection into the caller's shell and no job-control
-	 * signals to its terminal; the new group is where we forward signals. */
-	if (setsid() < 0)
-		fail("setsid: %s", strerror(errno));
+	leave_terminal();
 	/* Why restrict here and not in the supervisor: the command lands in a
 	 * domain the supervisor is outside of, so scoping and Landlock's
 	 * ptrace rule keep the command from killing or tracing its supervisor. */
@@ -77,19 +73,22 @@ static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
 	 * The supervisor shares this memory (CLONE_VM) but reads no
 	 * environment variable after this point. */
 	environ = o->env;
-	execvp(o->command[0], o->command);
+	exec_command_line(o->command);
 	/* Like a shell: 127 when there is nothing to run, 126 otherwise. */
 	dprintf(STDERR_FILENO, "landlock-run: cannot execute %s: %s\n", o->command[0],
 		strerror(errno));
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
 
+void exec_confined(const struct child_args *c)
+{
+	exec_command(c->o, c->ruleset, c->supervisor, c->caller_mask);
+	_exit(LAUNCHER_ERROR);
+}
+
 static int child_main(void *arg)
 {
-	const struct child_args *c = arg;
-
-	exec_command(c->o, c->ruleset, c->supervisor, c->caller_mask);
-	return LAUNCHER_ERROR;
+	exec_confined(arg);
 }
 
 /*
@@ -198,7 +197,7 @@ static void kill_all_descendants(int *cmd_status)
 
 static void forward(int sig)
 {
-	/* The child may not have called setsid() yet: then its group is ours. */
+	/* The child may not have called setpgid() yet: then its group is ours. */
 	if (kill(-command_pid, sig) && errno == ESRCH)
 		kill(command_pid, sig);
 }

@@ -11,10 +11,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
+import { sandboxEnv } from '@dsh/sandbox'
 import {
-  alive, cleanTemps, NET_PROBE, outsideDir, procState, runConfined, sleep, startSandbox, tmp, tree, type Sandbox,
+  alive, cleanTemps, NET_PROBE, outsideDir, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
 } from './harness.js'
-import { lacks } from '../backends.js'
+import { lacks, skipWhen } from '../backends.js'
 
 export async function attackSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} attack suite`)
@@ -351,6 +352,21 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
         ].join('; '))
         expect(r.stdout).not.toMatch(/remounted|unshared|mounted|bound|chrooted/)
         expect(fs.existsSync('/dsh-adv-probe')).toBe(false)
+      })
+
+      it.skipIf(skipWhen(!fs.existsSync('/usr/bin/python3'), 'the terminal attack', 'python3 is not in /usr/bin'))('cannot push keystrokes into the caller\'s terminal (TIOCSTI), and has no controlling terminal', async () => {
+        setup()
+        const tools = tmp('tty', '/var/tmp')
+        fs.writeFileSync(path.join(tools, 'sti.py'), TIOCSTI_PROBE)
+        const confined = await sb.confine(['/usr/bin/python3', path.join(tools, 'sti.py')], ws)
+        // the caller runs it on a pseudo-terminal that is the caller's controlling terminal
+        const inPty = (argv: string[]) => spawnSync('/usr/bin/python3', [PTY_RUN, ...argv], { cwd: ws, env: sandboxEnv(ws), encoding: 'utf8', timeout: 15_000 }).stdout
+        const r = inPty(confined.argv)
+        confined.cleanup()
+        expect(r).toContain('tty_nr=0')
+        expect(r).toContain('TIOCSTI=EPERM')
+        // the control: the same program, unconfined on the same kind of terminal, can inject
+        expect(inPty(['/usr/bin/python3', path.join(tools, 'sti.py')])).toContain('TIOCSTI=ok')
       })
 
       it('runs without capabilities, with no_new_privs and a seccomp filter', async () => {

@@ -136,3 +136,16 @@ export function tree(dir: string): Record<string, string> {
 
 // one perl script for every socket attack: prints "ok" or the errno name
 export const NET_PROBE = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/net-probe.pl'), 'utf8')
+
+// runs argv on a new pseudo-terminal that is its controlling terminal, and prints what it wrote
+export const PTY_RUN = path.join(import.meta.dirname, '../fixtures/pty-run.py')
+// inside the sandbox: the controlling terminal in /proc/self/stat, then TIOCSTI on stdin (the terminal)
+export const TIOCSTI_PROBE = String.raw`
+import errno, fcntl, termios
+print('tty_nr=' + open('/proc/self/stat').read().rsplit(')', 1)[1].split()[4])
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b'#')
+    print('TIOCSTI=ok')
+except OSError as e:
+    print('TIOCSTI=' + errno.errorcode[e.errno])
+`

@@ -32,7 +32,8 @@ describe('bwrap profile', () => {
     const ws = tmp()
     const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/sh', '-c', 'x'], ro(ws))
     expect(argv[0]).toBe('/usr/bin/bwrap')
-    for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--die-with-parent', '--new-session']) expect(argv).toContain(flag)
+    for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--die-with-parent']) expect(argv).toContain(flag)
+    expect(argv).not.toContain('--new-session') // the launcher inside leaves the terminal
     expect(at(argv, '--cap-drop', 'ALL')).toBeGreaterThan(0)
     expect(at(argv, '--ro-bind', '/', '/')).toBeGreaterThan(0)
     expect(at(argv, '--tmpfs', '/tmp')).toBeLessThan(at(argv, '--ro-bind', ws, ws))
@@ -40,7 +41,7 @@ describe('bwrap profile', () => {
     // a launcher under /tmp stays reachable: bound after the private /tmp
     expect(at(argv, '--ro-bind', '/l/landlock-run', '/l/landlock-run')).toBeGreaterThan(at(argv, '--tmpfs', '/tmp'))
     const inner = argv.slice(argv.indexOf('--') + 1)
-    expect(inner).toEqual(['/l/landlock-run', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
+    expect(inner).toEqual(['/l/landlock-run', '--no-supervisor', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
     expect(bwrapUnenforced(ro(ws))).toEqual([...nproc])
   })
 
@@ -55,7 +56,7 @@ describe('bwrap profile', () => {
     for (const p of ['.git', '.mcp.json'].map((n) => path.join(ws, n))) expect(at(argv, '--ro-bind', p, p)).toBeGreaterThan(at(argv, '--bind', ws, ws))
     expect(argv.filter((a) => a.includes('.claude'))).toEqual([]) // absent: nothing to bind
     expect(at(argv, '--chdir', ws)).toBeGreaterThan(0)
-    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
+    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', '--no-supervisor', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
     expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths', ...nproc])
   })
 

@@ -52,7 +52,9 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   const args = [
     bwrap,
     '--unshare-user', '--unshare-pid', '--unshare-ipc', ...(off ? ['--unshare-net'] : []),
-    '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    // Why no --new-session: the launcher inside leaves the terminal itself (its own process group,
+    // TIOCNOTTY), and a new session would cost a scheduler autogroup per call
+    '--die-with-parent', '--cap-drop', 'ALL',
     '--ro-bind', '/', '/',
     // Why this order: later mounts cover earlier ones, so a workspace under /tmp is bound after the private /tmp
     '--tmpfs', '/tmp',
@@ -67,7 +69,9 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   } else {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }
-  args.push('--chdir', policy.workspace, '--', launcher, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  // Why --no-supervisor: the launcher is PID 2 under bwrap's reaper, which exits with it and takes
+  // the whole PID namespace along, so a supervising process inside would only cost a clone and two wake-ups
+  args.push('--chdir', policy.workspace, '--', launcher, '--no-supervisor', ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   for (const root of policy.writableRoots) args.push('--rw', root)
   if (off) args.push('--no-net')
   args.push('--', ...argv)
