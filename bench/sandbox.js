@@ -5,12 +5,12 @@
 // work on the machine hits both sides alike.
 import { spawnSync } from 'node:child_process'
 import { realpathSync } from 'node:fs'
-import { bwrapProvider, landlockProvider } from '@dsh/sandbox'
+import { bwrapProvider, DEFAULT_LIMITS, landlockProvider } from '@dsh/sandbox'
 import { median, now, tempDir } from './lib.js'
 
 const SAMPLES = 200
 const WARMUP = 20
-const TARGETS = { landlock: '<= 1.2', bwrap: '<= 5' }
+const TARGETS = { landlock: '<= 1.2', bwrap: '<= 3' }
 
 function spawnMs(argv) {
   const start = now()
@@ -25,7 +25,7 @@ export async function run() {
   const tmp = tempDir('dsh-bench-sandbox-')
   try {
     const workspace = realpathSync(tmp.dir)
-    const policy = { mode: 'read-only', workspace, writableRoots: [], network: 'off' }
+    const policy = { mode: 'read-only', workspace, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS }
     const argvs = { bare: ['/bin/true'] }
     const skipped = []
     for (const provider of [landlockProvider(), bwrapProvider()]) {
