@@ -11,7 +11,9 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
 import { createMcpServer, type DshMcpServer } from '../../core/dsh/src/mcp/server.ts'
 import { toCallToolResult } from '../../core/dsh/src/mcp/results.ts'
-import { readAnswer } from '../../core/dsh/src/mcp/elicit-approval.ts'
+import { approvalForm, readAnswer } from '../../core/dsh/src/mcp/elicit-approval.ts'
+import type { ApprovalRequestEvent } from '@dsh/approval'
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
 
 let kernel: TestKernel | undefined
 const servers: DshMcpServer[] = []
@@ -136,5 +138,34 @@ describe('reading an elicitation answer', () => {
     for (const content of [undefined, {}, { decision: 'ALLOW ONCE' }, { decision: 'allow' }, { decision: true }]) {
       expect(readAnswer({ action: 'accept', content: content as any }).kind).toBe('unavailable')
     }
+  })
+
+  it('"allow for this session" is offered only where the approval service will record the grant', async () => {
+    // through the real service: the request says it is grantable, the form offers the session grant, and it is recorded
+    kernel = await createTestKernel()
+    needsApproval(kernel)
+    const forms: ElicitRequest['params'][] = []
+    const seen: Array<boolean | undefined> = []
+    kernel.ctx.plugin({ name: 'sees', apply: (ctx) => ctx.on('approval/request', (request, next) => (seen.push(request.grantable), next()), true) })
+    const server = createMcpServer(kernel, { log: quiet })
+    servers.push(server)
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await server.connect(serverSide)
+    const client = new Client({ name: 'in-process', version: '0' }, { capabilities: { elicitation: { form: {} } } })
+    client.setRequestHandler(ElicitRequestSchema, (request) => (forms.push(request.params), { action: 'accept', content: { decision: 'allow for this session' } }))
+    await client.connect(clientSide)
+    expect((await client.callTool({ name: 'guarded', arguments: {} })).isError).toBe(false)
+    expect(seen).toEqual([true])
+    const schema = (forms[0] as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema
+    expect(schema.properties.decision.enum).toContain('allow for this session')
+    expect(server.session!.events().filter((e) => e.type === 'approval/granted')).toHaveLength(1)
+
+    // a request from a gate that records no grants (grantable unset): not offered, and a client that answers it anyway approves nothing
+    const request = { exec: { callId: 'c', name: 'guarded', arguments: {} }, session: server.session, signal: new AbortController().signal } as unknown as ApprovalRequestEvent
+    const form = approvalForm(request) as { message: string; requestedSchema: { properties: { decision: { enum: string[] } } } }
+    expect(form.requestedSchema.properties.decision.enum).toEqual(['allow once', 'deny'])
+    expect(form.message).not.toContain('for the rest of this session')
+    expect(readAnswer({ action: 'accept', content: { decision: 'allow for this session' } }, false).kind).toBe('unavailable')
+    expect(approvalForm({ ...request, grantable: false }).requestedSchema.properties.decision).toMatchObject({ enum: ['allow once', 'deny'] })
   })
 })

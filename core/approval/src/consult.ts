@@ -27,6 +27,8 @@ export interface ConsultOptions {
   session: Session
   reason?: string
   sandboxMode?: SandboxMode
+  /** whether a `grant: 'session'` answer will be recorded as a grant */
+  grantable: boolean
   timeoutMs: number
   /** the caller's signal: aborting it ends the request */
   callerSignal: AbortSignal
@@ -45,7 +47,7 @@ function listeners(root: Context, thisArg: object | undefined): readonly Fn[] {
 const unavailable = (reason: string): ApprovalOutcome => ({ kind: 'unavailable', reason })
 
 export function consult(options: ConsultOptions): Promise<Consultation> {
-  const { exec, session, reason, sandboxMode, timeoutMs, callerSignal, serviceSignal } = options
+  const { exec, session, reason, sandboxMode, grantable, timeoutMs, callerSignal, serviceSignal } = options
   const controller = new AbortController()
   const request: ApprovalRequestEvent = Object.freeze({
     exec,
@@ -53,6 +55,7 @@ export function consult(options: ConsultOptions): Promise<Consultation> {
     signal: controller.signal,
     ...(reason !== undefined ? { reason } : {}),
     ...(sandboxMode !== undefined ? { sandboxMode } : {}),
+    grantable,
   })
 
   return new Promise<Consultation>((resolve) => {

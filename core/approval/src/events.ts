@@ -14,6 +14,12 @@ export interface ApprovalRequestEvent {
   sandboxMode?: SandboxMode
   /** aborted when the call is cancelled or the request times out */
   signal: AbortSignal
+  /**
+   * true when an answer of `grant: 'session'` will be recorded as a session
+   * grant for these exact arguments; approvers offer "allow for this session"
+   * only then (a gate that keeps no grants leaves it unset)
+   */
+  grantable?: boolean
 }
 
 export type ApprovalPolicy = 'ask' | 'never'

@@ -109,7 +109,8 @@ export class ApprovalService extends Service implements ApprovalGate {
       }
       // a grant revoked while the request was being logged must not answer it: look again
       const current = grant && key !== undefined && state.grants.match(key)?.id === grant.id ? grant : undefined
-      const decision = await this.decide(request, policy, current)
+      // a grant is recorded for a listener's session answer to a valid request under `ask`
+      const decision = await this.decide(request, policy, current, key !== undefined && policy === 'ask')
       const newGrant = decision.outcome.kind === 'approved' && decision.outcome.grant === 'session' && decision.by === 'listener' && key !== undefined
         ? this.newGrant(request)
         : undefined
@@ -245,7 +246,7 @@ export class ApprovalService extends Service implements ApprovalGate {
     return request
   }
 
-  private async decide(request: Prepared, policy: ApprovalPolicy, grant: ApprovalGrant | undefined): Promise<Consultation> {
+  private async decide(request: Prepared, policy: ApprovalPolicy, grant: ApprovalGrant | undefined, grantable: boolean): Promise<Consultation> {
     if (request.invalid) return { outcome: denied(`invalid approval request: ${request.invalid}`), by: 'invalid' }
     if (policy === 'never') return { outcome: denied('approval policy is "never": nothing that needs approval may run'), by: 'policy' }
     if (!request.session.inTurn) return { outcome: unavailable('approval needs an open turn and the session has none'), by: 'no-turn' }
@@ -262,6 +263,7 @@ export class ApprovalService extends Service implements ApprovalGate {
       session: request.session,
       reason: request.reason,
       sandboxMode: request.sandboxMode,
+      grantable,
       timeoutMs: this.settings.timeoutMs,
       callerSignal: signal instanceof AbortSignal ? signal : new AbortController().signal,
       serviceSignal: this.lifetime.signal,

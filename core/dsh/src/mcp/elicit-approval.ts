@@ -1,7 +1,7 @@
 /**
  * Approval through MCP elicitation: the request shown to the client's user as
- * a form (allow once / allow for this session / deny, with an optional
- * reason), and the answer read back as an `ApprovalOutcome`. Declining or
+ * a form (allow once / allow for this session — where the approval service
+ * will record the grant — / deny, with an optional reason), and the answer read back as an `ApprovalOutcome`. Declining or
  * dismissing the form denies; anything the form cannot answer — the client
  * fails, the answer does not match the form, the request is withdrawn — is
  * `unavailable`, which the pipeline refuses as well.
@@ -44,7 +44,8 @@ export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormPa
   if (exec.parent) lines.push(`From the run_code call ${JSON.stringify(safe(String(exec.parent.callId)))}.`)
   if (request.sandboxMode) lines.push(`It would run with sandbox mode ${request.sandboxMode}: allowing lets this call ${describeModeGrant(request.sandboxMode)}.`)
   lines.push(`Arguments:\n${safe(cut(args, MAX_ARGUMENTS_CHARS))}`)
-  lines.push(`"${DECISION.session}" approves these exact arguments for the rest of this session.`)
+  // offered only where the approval service will record the grant
+  if (request.grantable === true) lines.push(`"${DECISION.session}" approves these exact arguments for the rest of this session.`)
   return {
     mode: 'form',
     message: lines.join('\n'),
@@ -54,7 +55,7 @@ export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormPa
         decision: {
           type: 'string',
           title: 'Decision',
-          enum: [DECISION.once, DECISION.session, DECISION.deny],
+          enum: request.grantable === true ? [DECISION.once, DECISION.session, DECISION.deny] : [DECISION.once, DECISION.deny],
           default: DECISION.deny,
         },
         reason: {
@@ -69,13 +70,16 @@ export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormPa
   }
 }
 
-/** The outcome a client's answer means. */
-export function readAnswer(answer: ElicitResult): ApprovalOutcome {
+/** The outcome a client's answer means; `grantable` says whether "allow for this session" was offered. */
+export function readAnswer(answer: ElicitResult, grantable = true): ApprovalOutcome {
   if (answer.action === 'decline') return { kind: 'denied', reason: 'the MCP client declined the approval request' }
   if (answer.action === 'cancel') return { kind: 'denied', reason: 'the MCP client dismissed the approval request' }
   const decision = answer.content?.decision
   if (decision === DECISION.once) return { kind: 'approved', grant: 'once' }
-  if (decision === DECISION.session) return { kind: 'approved', grant: 'session' }
+  if (decision === DECISION.session) {
+    if (grantable) return { kind: 'approved', grant: 'session' }
+    return { kind: 'unavailable', reason: `the MCP client answered "${DECISION.session}", which was not offered: no session grant can be recorded for this request` }
+  }
   if (decision === DECISION.deny) {
     const reason = typeof answer.content?.reason === 'string' && answer.content.reason.trim() ? answer.content.reason : undefined
     return { kind: 'denied', reason: reason ? `denied through the MCP client: ${reason}` : 'denied through the MCP client' }
@@ -96,5 +100,5 @@ export async function elicitApproval(server: Server, request: ApprovalRequestEve
   } catch (error) {
     return { kind: 'unavailable', reason: `the MCP client could not answer the approval request: ${describeError(error)}` }
   }
-  return readAnswer(answer)
+  return readAnswer(answer, request.grantable === true)
 }
