@@ -11,13 +11,14 @@
  * hook keeps bash's pid, so its exit status and any killing signal reach us
  * unchanged. The command travels as an argument, never spliced into a script.
  *
- * A deadline, an abort or too much output kills the whole process group; the
- * output pipes are then given a short grace and destroyed, so a descendant that
- * escaped the group (`setsid`) and holds them open cannot hang the call.
+ * The sandbox's process runner does the rest: a deadline, an abort, too much
+ * output or the plugin's disposal ends the hook with everything it started
+ * (its group, its descendants, `setsid` ones included), and output pipes still
+ * held open after that are destroyed, so nothing can hang the call.
  */
 import { accessSync, constants } from 'node:fs'
-import { execa } from 'execa'
-import { PIPE_GRACE_MS } from './limits.js'
+import { startProcess, type ProcessOutcome, type RunningProcess, type Termination } from '@dsh/sandbox'
+import { KILL_GRACE_MS, PIPE_GRACE_MS } from './limits.js'
 
 export interface LaunchOptions {
   command: string
@@ -74,8 +75,8 @@ export function createLauncher(): Launcher {
   const bash = firstExecutable(['/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash', '/opt/homebrew/bin/bash'])
   const sh = firstExecutable(['/bin/sh', '/usr/bin/sh'])
   const cat = firstExecutable(['/bin/cat', '/usr/bin/cat'])
-  // running hooks: how to stop each one
-  const live = new Set<(why: LaunchFailure, message: string) => void>()
+  // running hooks, to stop at disposal
+  const live = new Set<RunningProcess>()
   const missing = !bash ? 'bash' : !sh ? 'sh' : !cat ? 'cat' : undefined
   return {
     run(options) {
@@ -83,7 +84,7 @@ export function createLauncher(): Launcher {
       return launch(bash!, sh!, cat!, options, live)
     },
     killAll() {
-      for (const stop of [...live]) stop('aborted', 'the plugin was disposed while the hook ran')
+      for (const proc of [...live]) proc.stop({ reason: 'stopped', message: 'the plugin was disposed while the hook ran' })
     },
   }
 }
@@ -92,100 +93,52 @@ function notStarted(message: string): LaunchOutcome {
   return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutBytes: 0, stderrBytes: 0, durationMs: 0, failure: 'spawn', failureMessage: message }
 }
 
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL')
-  } catch {}
+function failureOf(termination: Termination, options: LaunchOptions): { failure: LaunchFailure; failureMessage: string } {
+  switch (termination.reason) {
+    case 'deadline':
+      return { failure: 'timeout', failureMessage: `the hook did not finish within its ${options.timeoutMs / 1000} s timeout` }
+    case 'aborted':
+      return { failure: 'aborted', failureMessage: 'the call was aborted while the hook ran' }
+    case 'output-limit':
+      return { failure: 'output-too-large', failureMessage: `the hook printed more than ${termination.limitBytes} bytes on ${termination.stream}` }
+    case 'stopped':
+      return { failure: 'aborted', failureMessage: termination.message }
+  }
 }
 
-async function launch(bash: string, sh: string, cat: string, options: LaunchOptions, live: Set<(why: LaunchFailure, message: string) => void>): Promise<LaunchOutcome> {
-  const started = performance.now()
+async function launch(bash: string, sh: string, cat: string, options: LaunchOptions, live: Set<RunningProcess>): Promise<LaunchOutcome> {
   if (options.signal?.aborted) return { ...notStarted('the call was aborted before the hook started'), failure: 'aborted' }
-  const child = execa(bash, ['-c', SCRIPT, 'dsh-hook', sh, options.command, cat], {
+  const proc = startProcess({
+    argv: [bash, '-c', SCRIPT, 'dsh-hook', sh, options.command, cat],
     cwd: options.cwd,
     env: options.env,
     extendEnv: true,
-    // its own process group, so a deadline kills every process the hook started
-    detached: true,
-    buffer: false,
-    reject: false,
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
+    input: options.input,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    maxOutputBytes: options.maxOutputBytes,
+    overflow: 'kill',
+    killGraceMs: KILL_GRACE_MS,
+    pipeGraceMs: PIPE_GRACE_MS,
   })
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  let outBytes = 0
-  let errBytes = 0
-  let failure: LaunchFailure | undefined
-  let failureMessage: string | undefined
-  let exit: { code: number | null; signal: string | null } | undefined
-  let graceTimer: NodeJS.Timeout | undefined
-  const pid = child.pid
-
-  const stop = (why: LaunchFailure, message: string) => {
-    if (!failure) {
-      failure = why
-      failureMessage = message
-    }
-    if (pid !== undefined) killGroup(pid)
-    if (!graceTimer) {
-      graceTimer = setTimeout(() => {
-        child.stdout?.destroy()
-        child.stderr?.destroy()
-      }, PIPE_GRACE_MS)
-    }
-  }
-  const collect = (chunks: Buffer[], which: 'stdout' | 'stderr') => (chunk: Buffer) => {
-    const total = (which === 'stdout' ? (outBytes += chunk.length) : (errBytes += chunk.length))
-    if (total > options.maxOutputBytes) {
-      stop('output-too-large', `the hook printed more than ${options.maxOutputBytes} bytes on ${which}`)
-      return
-    }
-    chunks.push(chunk)
-  }
-  child.stdout?.on('data', collect(out, 'stdout'))
-  child.stderr?.on('data', collect(err, 'stderr'))
-  child.stdin?.on('error', () => {
-    // the hook may exit without reading its input: EPIPE is its choice, not an error
-  })
-  child.on('exit', (code, signal) => {
-    exit = { code, signal }
-  })
-  const seconds = options.timeoutMs / 1000
-  const deadline = setTimeout(() => stop('timeout', `the hook did not finish within its ${seconds} s timeout`), options.timeoutMs)
-  const onAbort = () => stop('aborted', 'the call was aborted while the hook ran')
-  options.signal?.addEventListener('abort', onAbort, { once: true })
-  live.add(stop)
-  child.stdin?.end(options.input)
-
-  let spawnError: unknown
+  live.add(proc)
+  let run: ProcessOutcome
   try {
-    const result = await child
-    if (result.failed && exit === undefined && !failure) spawnError = result.cause ?? result.message
-  } catch (error) {
-    if (exit === undefined && !failure) spawnError = error
+    run = await proc.done
   } finally {
-    clearTimeout(deadline)
-    if (graceTimer) clearTimeout(graceTimer)
-    options.signal?.removeEventListener('abort', onAbort)
-    live.delete(stop)
+    live.delete(proc)
   }
-
   const outcome: LaunchOutcome = {
-    exitCode: exit?.code ?? null,
-    signal: exit?.signal ?? null,
-    stdout: Buffer.concat(out).toString('utf8'),
-    stderr: Buffer.concat(err).toString('utf8'),
-    stdoutBytes: outBytes,
-    stderrBytes: errBytes,
-    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    exitCode: run.exitCode,
+    signal: run.signal,
+    stdout: run.stdout.keptText(),
+    stderr: run.stderr.keptText(),
+    stdoutBytes: run.stdout.bytes,
+    stderrBytes: run.stderr.bytes,
+    durationMs: run.durationMs,
   }
-  if (failure) return { ...outcome, failure, failureMessage }
-  if (spawnError !== undefined || exit === undefined) {
-    const message = spawnError instanceof Error ? spawnError.message : String(spawnError ?? 'the hook never started')
-    return { ...outcome, failure: 'spawn', failureMessage: `the hook could not start: ${message}` }
-  }
+  if (run.termination) return { ...outcome, ...failureOf(run.termination, options) }
+  if (run.spawnError !== undefined) return { ...outcome, failure: 'spawn', failureMessage: `the hook could not start: ${run.spawnError}` }
   if (outcome.exitCode === 125 && outcome.stderr.startsWith(LAUNCHER_MARK)) {
     return { ...outcome, failure: 'launcher', failureMessage: outcome.stderr.trim() }
   }

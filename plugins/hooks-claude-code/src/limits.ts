@@ -5,8 +5,11 @@
 /** The longest timer Node honours, in seconds. */
 export const MAX_TIMEOUT_SECONDS = 2_147_483
 
+/** From SIGTERM to SIGKILL when a hook is ended: a hook has no launcher of its own to reap for. */
+export const KILL_GRACE_MS = 250
+
 /**
- * After a hook's process group is killed, how long to wait for its output
+ * After a hook's processes are killed, how long to wait for its output
  * pipes to close before giving up on them (a process that left the group with
  * `setsid` can hold them open forever).
  */

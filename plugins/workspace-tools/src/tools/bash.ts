@@ -1,24 +1,25 @@
 /**
  * bash {command, timeout?, description?}: `sh -c command`, confined by
  * `ctx.sandbox.confine` in the mode that applies to the call, run with
- * execa in its own process group with a fixed environment, no stdin, and
- * capped output. The call's signal and the deadline kill the whole group
+ * the sandbox's process runner (its own process group, a fixed environment,
+ * no stdin, capped output). The call's signal and the deadline kill the whole group
  * (SIGTERM, then SIGKILL after a grace period long enough for landlock-run
  * to reap what the command started). A non-zero exit is a normal result
  * that reports the code, as in Claude Code; a sandbox that cannot start is
  * an error, and the deadline ends the call `TIMEOUT`, naming the limit.
  */
-import { execa } from 'execa'
 import { KernelError } from '@dsh/kernel'
 import type { Context } from 'cordis'
-import { sandboxEnv, type Confined } from '@dsh/sandbox'
+import { sandboxEnv, startProcess, type Confined } from '@dsh/sandbox'
 import type { ToolCall, ToolDefinition } from '@dsh/tools'
 import { areaFor } from '../area.js'
 import { MAX_BASH_TIMEOUT_MS, type Config } from '../config.js'
-import { CappedOutput } from './output.js'
+import { describeOutput } from './progress.js'
 
 /** longer than landlock-run's own 1 s grace, so it can still reap the command's descendants */
 const KILL_GRACE_MS = 2000
+/** after SIGKILL, how long the output pipes may stay open */
+const PIPE_GRACE_MS = 250
 const LAUNCHER_ERROR = 125
 
 interface Args {
@@ -29,45 +30,15 @@ interface Args {
   justification?: string
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid || pid <= 0) return // never -0: that is our own group
-  try {
-    process.kill(-pid, signal)
-  } catch {}
-}
-
-async function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number, progress: ToolCall['progress']) {
-  const stdout = new CappedOutput(maxBytes)
-  const stderr = new CappedOutput(maxBytes)
-  // read by the host only when it sends an update
-  progress(() => CappedOutput.describe(stdout, stderr))
-  const child = execa(confined.argv[0], confined.argv.slice(1), {
-    cwd, env: sandboxEnv(cwd), extendEnv: false, stdin: 'ignore', buffer: false, reject: false, detached: true,
+function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number, progress: ToolCall['progress']) {
+  const proc = startProcess({
+    argv: confined.argv, cwd, env: sandboxEnv(cwd), timeoutMs, signal, maxOutputBytes: maxBytes, killGraceMs: KILL_GRACE_MS, pipeGraceMs: PIPE_GRACE_MS,
+    // Why: without a sandbox nothing else reaps what the command left behind
+    reapOnExit: confined.backend === 'none',
   })
-  stdout.attach(child.stdout)
-  stderr.attach(child.stderr)
-  let timedOut = false
-  let force: NodeJS.Timeout | undefined
-  const stop = () => {
-    killGroup(child.pid, 'SIGTERM')
-    force ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS)
-  }
-  const deadline = setTimeout(() => {
-    timedOut = true
-    stop()
-  }, timeoutMs)
-  signal.addEventListener('abort', stop, { once: true })
-  if (signal.aborted) stop()
-  try {
-    const result = await child
-    // Why: without a sandbox nothing else reaps what the command left in its group
-    if (confined.backend === 'none') killGroup(child.pid, 'SIGKILL')
-    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, timedOut, stdout: stdout.text(), stderr: stderr.text() }
-  } finally {
-    clearTimeout(deadline)
-    clearTimeout(force)
-    signal.removeEventListener('abort', stop)
-  }
+  // read by the host only when it sends an update
+  progress(() => describeOutput(proc.stdout, proc.stderr))
+  return proc.done
 }
 
 export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Record<string, any>> {
@@ -119,20 +90,23 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         restored = confined.cleanup()
       }
       if (call.signal.aborted) throw new Error('bash was aborted; its process group was killed')
+      if (out.spawnError !== undefined) throw new Error(`bash: the command could not start: ${out.spawnError}`)
+      const stdout = out.stdout.text()
+      const stderr = out.stderr.text()
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
-      const transcript = [chomp(out.stdout), out.stderr && `[stderr]\n${chomp(out.stderr)}`].filter(Boolean).join('\n')
-      if (out.timedOut) {
+      const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
+      if (out.termination?.reason === 'deadline') {
         const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`
         throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}`)
       }
-      if (out.exitCode === LAUNCHER_ERROR && confined.backend !== 'none' && /^landlock-run: /m.test(out.stderr)) {
-        throw new Error(`bash: the sandbox could not start the command: ${out.stderr.trim()}`)
+      if (out.exitCode === LAUNCHER_ERROR && confined.backend !== 'none' && /^landlock-run: /m.test(stderr)) {
+        throw new Error(`bash: the sandbox could not start the command: ${stderr.trim()}`)
       }
       const status = out.exitCode !== null ? `[exit code ${out.exitCode}]` : `[killed by ${out.signal}]`
       const notes = restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : ''
       return {
         content: `${transcript ? `${transcript}\n` : ''}${status}${notes}`,
-        value: { stdout: out.stdout, stderr: out.stderr, exitCode: out.exitCode, ...(restored.length ? { restoredProtectedPaths: restored } : {}) },
+        value: { stdout, stderr, exitCode: out.exitCode, ...(restored.length ? { restoredProtectedPaths: restored } : {}) },
       }
     },
   }

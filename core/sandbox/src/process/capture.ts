@@ -1,11 +1,11 @@
 /**
  * Output capture with a cap: the first `max` bytes of a stream are kept, the
- * rest is counted and dropped (the stream is still drained, so the command
+ * rest is counted and dropped (the stream is still drained, so the process
  * never blocks on a full pipe).
  */
 import type { Readable } from 'node:stream'
 
-export class CappedOutput {
+export class OutputCapture {
   private chunks: Buffer[] = []
   private kept = 0
   dropped = 0
@@ -13,10 +13,15 @@ export class CappedOutput {
   bytes = 0
   lines = 0
 
-  constructor(private readonly max: number) {}
+  constructor(readonly max: number) {}
 
-  attach(stream: Readable | null | undefined): void {
-    stream?.on('data', (chunk: Buffer) => this.add(chunk))
+  /** Calls `overflow` once, on the chunk that first goes past the cap. */
+  attach(stream: Readable | null | undefined, overflow?: () => void): void {
+    stream?.on('data', (chunk: Buffer) => {
+      const before = this.bytes
+      this.add(chunk)
+      if (overflow && before <= this.max && this.bytes > this.max) overflow()
+    })
   }
 
   private add(chunk: Buffer): void {
@@ -31,15 +36,14 @@ export class CappedOutput {
     this.dropped += Math.max(0, chunk.length - Math.max(room, 0))
   }
 
-  /** What has come so far, for a progress line. */
-  static describe(stdout: CappedOutput, stderr: CappedOutput): string {
-    const bytes = stdout.bytes + stderr.bytes
-    const lines = stdout.lines + stderr.lines
-    return `${bytes} byte${bytes === 1 ? '' : 's'}, ${lines} line${lines === 1 ? '' : 's'} of output so far`
+  /** The kept bytes as text, without a note about the dropped ones. */
+  keptText(): string {
+    return Buffer.concat(this.chunks).toString('utf8')
   }
 
+  /** The kept bytes, then how many more were dropped. */
   text(): string {
-    const text = Buffer.concat(this.chunks).toString('utf8')
+    const text = this.keptText()
     return this.dropped ? `${text}\n[${this.dropped} more bytes dropped]` : text
   }
 }
