@@ -74,9 +74,9 @@ function cleanEnv(): Record<string, string> {
 let work: string
 let project: string
 
-function run(argv: string[], timeout = 120_000) {
+function run(argv: string[], timeout = 120_000, cwd = project) {
   const [command, ...args] = hidden(argv)
-  return spawnSync(command, args, { cwd: project, env: cleanEnv(), encoding: 'utf8', timeout })
+  return spawnSync(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout })
 }
 
 beforeAll(() => {
@@ -178,4 +178,35 @@ describe('the packages, installed from their tarballs', () => {
     expect(demo.stdout).not.toMatch(/ok hello from Linux/)
     expect(demo.status).not.toBe(0)
   }, 180_000)
+})
+
+describe('a plugin scaffolded by the installed dsh', () => {
+  it('dsh new-plugin writes a package that builds, passes its own test, and loads from its dsh.yml in dsh exec and dsh inspect', () => {
+    // what the scaffold builds with, at the repository's own versions (from the npm cache where it is there)
+    const dev = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
+    const tools = run(['npm', 'install', '--prefer-offline', '--no-audit', '--no-fund', '--no-save', `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`], 300_000)
+    expect(tools.status, tools.stderr).toBe(0)
+    const made = run(['npx', '--no-install', 'dsh', 'new-plugin', 'dsh-plugin-greeter'])
+    expect(made.status, made.stderr).toBe(0)
+    expect(made.stdout).toContain('wrote dsh-plugin-greeter (plugin greeter, tool greeter_hello)')
+    const plugin = path.join(project, 'dsh-plugin-greeter')
+    const manifest = JSON.parse(fs.readFileSync(path.join(plugin, 'package.json'), 'utf8'))
+    const dshVersion = workspaces.find((w) => w.manifest.name === 'dsh')!.manifest.version
+    expect(manifest.peerDependencies).toEqual({ cordis: expect.any(String), dsh: `^${dshVersion}` })
+
+    // its own test: the build, then node --test on dsh/testing (resolved from the installed tarballs, the repository hidden)
+    const test = run(['npm', 'test'], 300_000, plugin)
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0)
+    expect(test.stdout).toMatch(/# pass 4\n# fail 0/)
+
+    const exec = run([installed('.bin', 'dsh'), 'exec', 'greeter_hello', '{"name":"world"}'], 120_000, plugin)
+    expect(exec.status, exec.stderr).toBe(0)
+    expect(exec.stderr).toContain(`config ${path.join(plugin, 'dsh.yml')}`)
+    expect(exec.stdout).toContain('Hello, world!')
+    const inspect = run([installed('.bin', 'dsh'), 'inspect', '--json'], 120_000, plugin)
+    expect(inspect.status, inspect.stderr).toBe(0)
+    const snapshot = JSON.parse(inspect.stdout)
+    expect(snapshot.tools).toContainEqual(expect.objectContaining({ name: 'greeter_hello', owner: 'greeter' }))
+    expect(snapshot.plugins).toContainEqual(expect.objectContaining({ name: 'greeter', spec: './lib/src/index.js', status: 'active' }))
+  }, 600_000)
 })

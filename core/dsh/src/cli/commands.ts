@@ -20,6 +20,7 @@ export const commands: Record<string, Command> = {
   init: lazy('write ./dsh.yml: the built-in default set, every key commented (--force overwrites)', async () => (await import('./init-command.js')).initCommand),
   inspect: lazy('print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins', async () => (await import('./inspect-command.js')).inspectCommand),
   mcp: lazy('serve the tools to an MCP client over stdio (--config, --watch)', async () => (await import('./mcp-command.js')).mcpCommand),
+  'new-plugin': lazy('scaffold a plugin package in <dir>: plugin, test on dsh/testing, dsh.yml, README', async () => (await import('./new-plugin-command.js')).newPluginCommand),
   permissions: lazy('print what the permission rules decide for a call, without running it', async () => (await import('./permissions-command.js')).permissionsCommand),
   sessions: lazy('list, show or prune the session logs (list, show <id>, prune --older-than 7d)', async () => (await import('./sessions-command.js')).sessionsCommand),
 }
