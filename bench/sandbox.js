@@ -1,16 +1,17 @@
-// sandbox.landlock.ratio, sandbox.bwrap.ratio: the median time to spawn
+// sandbox.landlock.ratio, sandbox.landlock-ns.ratio, sandbox.bwrap.ratio: the median time to spawn
 // /bin/true through each backend's real read-only profile (what
 // ctx.sandbox.confine returns) divided by the median of a bare spawn,
 // measured interleaved in the same run after warm-up, so load from other
 // work on the machine hits both sides alike.
 import { spawnSync } from 'node:child_process'
 import { realpathSync } from 'node:fs'
-import { bwrapProvider, DEFAULT_LIMITS, landlockProvider } from '@dsh/sandbox'
+import { bwrapProvider, DEFAULT_LIMITS, landlockNsProvider, landlockProvider } from '@dsh/sandbox'
 import { median, now, tempDir } from './lib.js'
 
 const SAMPLES = 200
 const WARMUP = 20
-const TARGETS = { landlock: '<= 1.2', bwrap: '<= 3' }
+// landlock-ns builds the bwrap profile's view itself, so it is held to bwrap's target
+const TARGETS = { landlock: '<= 1.2', 'landlock-ns': '<= 3', bwrap: '<= 3' }
 
 function spawnMs(argv) {
   const start = now()
@@ -28,7 +29,7 @@ export async function run() {
     const policy = { mode: 'read-only', workspace, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS }
     const argvs = { bare: ['/bin/true'] }
     const skipped = []
-    for (const provider of [landlockProvider(), bwrapProvider()]) {
+    for (const provider of [landlockProvider(), landlockNsProvider(), bwrapProvider()]) {
       const probe = await provider.probe()
       if (probe.available) argvs[provider.name] = provider.confine(['/bin/true'], policy).argv
       else skipped.push(`${provider.name}: ${probe.reason}`)
@@ -42,7 +43,7 @@ export async function run() {
     }
     const bare = median(times.bare)
     const rows = []
-    for (const name of ['landlock', 'bwrap']) {
+    for (const name of ['landlock', 'landlock-ns', 'bwrap']) {
       if (!times[name]) continue
       const ms = median(times[name])
       rows.push({

@@ -42,6 +42,13 @@ static void usage(FILE *out)
 	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
 	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
 	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
+	      "  --namespaces  run the command in its own user, mount, PID and IPC\n"
+	      "                namespaces (network too with --no-net): a read-only view\n"
+	      "                of the host, a private /tmp, a fresh /proc, a minimal /dev\n"
+	      "  --mount-rw PATH, --mount-ro PATH  bind the host's PATH there, writable\n"
+	      "                or read-only, in order (with --namespaces)\n"
+	      "  --chdir DIR   the working directory inside (with --namespaces;\n"
+	      "                default: the caller's)\n"
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
 	      "                as the first process of a PID namespace whose init ends\n"
 	      "                it with the command (PID 2, parent PID 1), as in bwrap\n"
@@ -76,7 +83,8 @@ void parse_args(int argc, char **argv, struct options *o)
 	o->ro = calloc((size_t)argc, sizeof(*o->ro));
 	o->rw = calloc((size_t)argc, sizeof(*o->rw));
 	o->env = calloc((size_t)argc, sizeof(*o->env));
-	if (!o->ro || !o->rw || !o->env)
+	o->mounts = calloc((size_t)argc, sizeof(*o->mounts));
+	if (!o->ro || !o->rw || !o->env || !o->mounts)
 		fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -93,6 +101,19 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->no_net = 1;
 		} else if (!strcmp(a, "--no-supervisor")) {
 			o->no_supervisor = 1;
+		} else if (!strcmp(a, "--namespaces")) {
+			o->namespaces = 1;
+		} else if (!strcmp(a, "--chdir")) {
+			if (!argv[i + 1] || argv[i + 1][0] != '/')
+				fail("--chdir wants an absolute path, got '%s'", argv[i + 1] ? argv[i + 1] : "");
+			o->chdir = argv[++i];
+		} else if (!strcmp(a, "--mount-rw") || !strcmp(a, "--mount-ro")) {
+			const char *value = argv[++i];
+
+			/* Why absolute: the bind names the same path on the host and inside. */
+			if (!value || value[0] != '/')
+				fail("%s wants an absolute path, got '%s'", a, value ? value : "");
+			o->mounts[o->n_mounts++] = (struct mount_spec){ value, !strcmp(a, "--mount-ro") };
 		} else if (!strcmp(a, "--limit")) {
 			if (!argv[i + 1])
 				fail("--limit needs an argument");
@@ -123,4 +144,9 @@ void parse_args(int argc, char **argv, struct options *o)
 	}
 	if (!o->probe && (!o->command || !o->command[0]))
 		fail("no command given after '--'");
+	/* Why refuse: a bind asked for without namespaces would silently not exist. */
+	if ((o->n_mounts || o->chdir) && !o->namespaces)
+		fail("--mount-rw, --mount-ro and --chdir need --namespaces");
+	if (o->namespaces && o->no_supervisor)
+		fail("--namespaces and --no-supervisor exclude each other");
 }

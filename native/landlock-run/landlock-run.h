@@ -60,8 +60,20 @@ struct ruleset_attr {
 	__u64 scoped;
 };
 
+/* One --mount-rw / --mount-ro bind (namespace.c), in command-line order. */
+struct mount_spec {
+	const char *path;
+	int read_only;
+};
+
 /* The parsed command line (args.c). */
 struct options {
+	/* --namespaces and its binds */
+	int namespaces;
+	struct mount_spec *mounts;
+	int n_mounts;
+	/* --chdir: the working directory inside (default: the caller's) */
+	const char *chdir;
 	const char **ro, **rw;
 	int n_ro, n_rw;
 	/* the command's whole environment, NULL-terminated (--env) */
@@ -77,7 +89,13 @@ struct options {
 /* What main() hands the cloned child (supervise.c). */
 struct child_args {
 	const struct options *o;
+	/* -1 with --namespaces: the child builds it inside its new root */
 	int ruleset;
+	int abi;
+	uid_t uid;
+	gid_t gid;
+	/* with --namespaces: a pidfd of the supervisor, to check it is alive */
+	int supervisor_fd;
 	pid_t supervisor;
 	const sigset_t *caller_mask;
 };
@@ -113,6 +131,11 @@ void join_fresh_session_keyring(void);
 
 /* exec.c: execvp() as glibc has it, /bin/sh retry included */
 void exec_command_line(char *const argv[]);
+
+/* namespace.c: --namespaces, the command's own namespaces and root */
+int namespace_flags(const struct options *o);
+void enter_namespaces(const struct options *o, uid_t uid, gid_t gid);
+pid_t start_namespace_command(void);
 
 /* terminal.c: the command's own process group, no controlling terminal */
 void leave_terminal(void);

@@ -74,13 +74,21 @@ int main(int argc, char **argv)
 
 	read_caps(caps);
 	had_caps = any_cap(caps);
-	drop_capabilities();
-	verify_no_capabilities(had_caps);
+	/* Why later with --namespaces: the kernel lets a new user namespace map
+	 * uid 0 only if its creator held CAP_SETFCAP, so the supervisor drops
+	 * everything right after the clone; the child has its own
+	 * credentials by then, all of them in its new user namespace. */
+	if (!o.namespaces) {
+		drop_capabilities();
+		verify_no_capabilities(had_caps);
+	}
 	/* Why: required by landlock_restrict_self and seccomp without
 	 * CAP_SYS_ADMIN, and it neuters setuid/file-capability binaries. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		fail("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
-	ruleset = build_ruleset(&o, abi);
+	/* Why in the child with --namespaces: the rules name inodes, and the
+	 * new root's /tmp and /dev exist only once it is built. */
+	ruleset = o.namespaces ? -1 : build_ruleset(&o, abi);
 
 	if (o.no_supervisor) {
 		/* Why only as PID 2 under PID 1: then our parent is the init of a
@@ -93,7 +101,7 @@ int main(int argc, char **argv)
 			fail("--no-supervisor needs to be PID 2 under the init of its own PID namespace (pid %d, parent %d)",
 			     (int)self, (int)caller);
 		sigprocmask(SIG_BLOCK, NULL, &caller_mask);
-		args = (struct child_args){ &o, ruleset, caller, &caller_mask };
+		args = (struct child_args){ &o, ruleset, abi, getuid(), getgid(), -1, caller, &caller_mask };
 		exec_confined(&args);
 	}
 
@@ -110,10 +118,15 @@ int main(int argc, char **argv)
 	if (sigprocmask(SIG_BLOCK, &set, &caller_mask))
 		fail("sigprocmask: %s", strerror(errno));
 
-	args = (struct child_args){ &o, ruleset, self, &caller_mask };
+	args = (struct child_args){ &o, ruleset, abi, getuid(), getgid(), -1, self, &caller_mask };
 	command_pid = start_command(&args);
 	if (command_pid < 0)
 		fail("clone: %s", strerror(errno));
-	close(ruleset);
+	if (o.namespaces) {
+		drop_capabilities();
+		verify_no_capabilities(had_caps);
+	}
+	if (ruleset >= 0)
+		close(ruleset);
 	return supervise();
 }

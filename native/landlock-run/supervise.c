@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,14 +48,41 @@ static void supervised_signals(sigset_t *set)
 	sigaddset(set, SIGWINCH);
 }
 
-/* Runs in the cloned child; never returns. */
-static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
-			 const sigset_t *caller_mask)
+/* Why poll: a pidfd becomes readable once its process has exited, and
+ * unlike kill(pid, 0) that works from inside a new PID namespace, where
+ * our parent has no pid at all. */
+static int supervisor_exited(int pidfd)
 {
-	/* Why: if the supervisor is SIGKILLed, the command goes with it. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != supervisor)
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
+}
+
+/* Runs in the cloned child; never returns. */
+static void exec_command(const struct child_args *c)
+{
+	const struct options *o = c->o;
+	int ruleset = c->ruleset;
+
+	/* Why: if the supervisor is SIGKILLed, the command goes with it (and
+	 * with --namespaces, as PID 1, everything in its PID namespace).
+	 * There the parent is outside the namespace and reads as 0; it is
+	 * suspended (CLONE_VFORK) until we exec, so it cannot have exited. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) ||
+	    (o->namespaces ? supervisor_exited(c->supervisor_fd) : getppid() != c->supervisor))
 		fail("supervisor is gone before exec");
+	/* Why before the namespaces: the caller's /dev/tty is reachable here. */
 	leave_terminal();
+	if (o->namespaces) {
+		close(c->supervisor_fd);
+		enter_namespaces(o, c->uid, c->gid);
+		start_namespace_command();
+		/* Why again: a new user namespace starts with every capability
+		 * in it (needed for the mounts above) and default securebits. */
+		drop_capabilities();
+		verify_no_capabilities(1);
+		ruleset = build_ruleset(o, c->abi);
+	}
 	/* Why restrict here and not in the supervisor: the command lands in a
 	 * domain the supervisor is outside of, so scoping and Landlock's
 	 * ptrace rule keep the command from killing or tracing its supervisor. */
@@ -64,7 +92,7 @@ static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
 	apply_limits(o);
 	join_fresh_session_keyring();
 	install_filter(o->no_net);
-	if (sigprocmask(SIG_SETMASK, caller_mask, NULL))
+	if (sigprocmask(SIG_SETMASK, c->caller_mask, NULL))
 		fail("sigprocmask: %s", strerror(errno));
 	/* Why replace environ: the command gets exactly the --env entries,
 	 * whatever environment our caller spawned us with (a host that runs
@@ -82,7 +110,7 @@ static void exec_command(const struct options *o, int ruleset, pid_t supervisor,
 
 void exec_confined(const struct child_args *c)
 {
-	exec_command(c->o, c->ruleset, c->supervisor, c->caller_mask);
+	exec_command(c);
 	_exit(LAUNCHER_ERROR);
 }
 
@@ -96,12 +124,16 @@ static int child_main(void *arg)
  * up its own restrictions and execs, so copying the address space is
  * wasted work on every call; we are suspended until it has exec'd or
  * exited, so sharing memory with it is safe. Every restriction it applies
- * (session, Landlock domain, seccomp filter, signal mask) is per task.
+ * (process group, Landlock domain, seccomp filter, signal mask) is per
+ * task. With --namespaces the child stays, as PID 1 of its namespace,
+ * for the whole call: there it is a plain fork (its own copy of memory)
+ * so that we keep supervising meanwhile.
  */
 pid_t start_command(struct child_args *args)
 {
 	size_t argc = 0, size;
 	char *stack;
+	pid_t pid;
 
 	while (args->o->command[argc])
 		argc++;
@@ -113,7 +145,14 @@ pid_t start_command(struct child_args *args)
 	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		fail("cannot map the child's stack: %s", strerror(errno));
-	return clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, args);
+	if (!args->o->namespaces)
+		return clone(child_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, args);
+	args->supervisor_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (args->supervisor_fd < 0)
+		fail("pidfd_open: %s", strerror(errno));
+	pid = clone(child_main, stack + size, SIGCHLD | namespace_flags(args->o), args);
+	close(args->supervisor_fd);
+	return pid;
 }
 
 /* Parent pid from /proc/PID/stat; comm may hold spaces and ')'. */

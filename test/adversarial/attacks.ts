@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
 import { sandboxEnv } from '@dsh/sandbox'
 import {
-  alive, cleanTemps, NET_PROBE, outsideDir, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
+  alive, cleanTemps, mountNamespace, NET_PROBE, outsideDir, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
 } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
 
@@ -108,7 +108,7 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
           const mode = fs.statSync(secret).mode
           const r = await sh(script())
           expect(r.code, r.stderr).not.toBe(0)
-          if (backend === 'bwrap' || !how.startsWith('chmod')) expect(fs.statSync(secret).mode).toBe(mode)
+          if (mountNamespace(backend) || !how.startsWith('chmod')) expect(fs.statSync(secret).mode).toBe(mode)
         })
       }
 
@@ -209,7 +209,7 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
         setup()
         const r = await sh('mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout && mkdir .codex && echo "{}" > .mcp.json; echo made')
         expect(r.stdout).toContain('made')
-        expect(r.confined.unenforced).toContain(backend === 'bwrap' ? 'absent-protected-paths' : 'protected-paths')
+        expect(r.confined.unenforced).toContain(mountNamespace(backend) ? 'absent-protected-paths' : 'protected-paths')
         expect(r.restored.sort()).toEqual(['.codex', '.git', '.mcp.json'].map((n) => path.join(ws, n)))
         expect(fs.readdirSync(ws)).toEqual([])
       })
@@ -218,7 +218,7 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
         setup()
         fs.symlinkSync(out, path.join(ws, '.claude'))
         const r = await sh('rm .claude; mkdir .claude; echo "{}" > .claude/settings.json')
-        expect(r.confined.unenforced).toContain(backend === 'bwrap' ? 'protected-symlinks' : 'protected-paths')
+        expect(r.confined.unenforced).toContain(mountNamespace(backend) ? 'protected-symlinks' : 'protected-paths')
         expect(fs.readlinkSync(path.join(ws, '.claude'))).toBe(out)
         expect(r.restored).toEqual([path.join(ws, '.claude')])
       })
@@ -360,7 +360,7 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
         fs.writeFileSync(path.join(tools, 'sti.py'), TIOCSTI_PROBE)
         const confined = await sb.confine(['/usr/bin/python3', path.join(tools, 'sti.py')], ws)
         // the caller runs it on a pseudo-terminal that is the caller's controlling terminal
-        const inPty = (argv: string[]) => spawnSync('/usr/bin/python3', [PTY_RUN, ...argv], { cwd: ws, env: sandboxEnv(ws), encoding: 'utf8', timeout: 15_000 }).stdout
+        const inPty = (argv: readonly string[]) => spawnSync('/usr/bin/python3', [PTY_RUN, ...argv], { cwd: ws, env: sandboxEnv(ws), encoding: 'utf8', timeout: 15_000 }).stdout
         const r = inPty(confined.argv)
         confined.cleanup()
         expect(r).toContain('tty_nr=0')

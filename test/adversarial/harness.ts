@@ -11,6 +11,15 @@ import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type Sand
 
 const temps: string[] = []
 
+/**
+ * Whether the backend builds a mount namespace (bwrap, and the launcher's own
+ * namespaces): there the host is read-only and protected entries are bound
+ * read-only, where plain Landlock can only report what it cannot enforce.
+ */
+export function mountNamespace(backend: LocalBackend): boolean {
+  return backend !== 'landlock'
+}
+
 /** A fresh directory under `base` (the OS temp dir unless given), removed by `cleanTemps`. */
 export function tmp(prefix: string, base = os.tmpdir()): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, `dsh-adv-${prefix}-`)))

@@ -1,8 +1,10 @@
-// The bubblewrap backend under attack (see attacks.ts and holes.ts).
+// The bubblewrap backend under attack (see attacks.ts, holes.ts, limits.ts and namespace-only.ts).
 import { attackSuite } from './attacks.js'
 import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
+import { namespaceSuite } from './namespace-only.js'
 
 await attackSuite('bwrap')
 await holesSuite('bwrap')
 await limitsSuite('bwrap')
+await namespaceSuite('bwrap')

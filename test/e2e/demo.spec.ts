@@ -6,7 +6,7 @@ import { sandboxBackend } from '../backends.js'
 const cli = join(import.meta.dirname, '../../core/dsh/lib/cli.js')
 const backend = await sandboxBackend()
 // How each backend refuses the demo's `touch` under read-only: bwrap mounts the host read-only, Landlock denies the open
-const REFUSAL = { bwrap: /Read-only file system/, landlock: /touch: cannot touch 'created-by-bash': Permission denied/ }
+const REFUSAL = { bwrap: /Read-only file system/, 'landlock-ns': /Read-only file system/, landlock: /touch: cannot touch 'created-by-bash': Permission denied/ }
 
 describe('dsh demo', () => {
   it('runs the scripted session and prints its audit timeline', () => {
@@ -16,9 +16,9 @@ describe('dsh demo', () => {
     const out = run.stdout
     // not a TTY: plain text
     expect(out).not.toMatch(/\x1b\[/)
-    expect(backend === 'bwrap' || backend === 'landlock', `a Linux sandbox backend here (${backend})`).toBe(true)
+    expect(['bwrap', 'landlock-ns', 'landlock'], `a Linux sandbox backend here (${backend})`).toContain(backend)
     expect(out).toContain(`sandbox backend: ${backend}\n`)
-    expect(out).toMatch(REFUSAL[backend as 'bwrap' | 'landlock'])
+    expect(out).toMatch(REFUSAL[backend as keyof typeof REFUSAL])
     expect(out).toMatch(/1\. a shell command runs confined.*\n\s+ok hello from Linux .*write refused inside the sandbox/)
     expect(out).toMatch(/2\. a write is refused under read-only, with the way to allow it\n\s+DENIED write needs the sandbox mode workspace-write/)
     expect(out).toMatch(/answered "allow once" automatically by the demo/)

@@ -204,6 +204,11 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       ['a --limit of an unknown resource', (rw) => ['--limit', 'memory=1', '--rw', rw]],
       ['a --limit that is not a positive integer', (rw) => ['--limit', 'nofile=-1', '--rw', rw]],
       ['a --limit of zero', (rw) => ['--limit', 'nproc=0', '--rw', rw]],
+      ['--no-supervisor outside a PID namespace of its own', (rw) => ['--no-supervisor', '--rw', rw]],
+      ['a --mount-rw without --namespaces', (rw) => ['--mount-rw', rw, '--rw', rw]],
+      ['a relative --mount-ro', (rw) => ['--namespaces', '--mount-ro', 'rel', '--rw', rw]],
+      ['--namespaces with --no-supervisor', (rw) => ['--namespaces', '--no-supervisor', '--rw', rw]],
+      ['--namespaces with a working directory not in the new root', (rw) => ['--namespaces', '--chdir', rw, '--rw', rw]],
     ]
     for (const [what, flags] of refusals) {
       it(`${what}: exit 125, one line on stderr, and the command never ran`, async () => {

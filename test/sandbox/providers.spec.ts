@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
+import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockNsArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -79,6 +79,29 @@ describe('bwrap profile', () => {
   })
 })
 
+describe('landlock-ns profile (the launcher\'s own namespaces)', () => {
+  it('read-only: --namespaces, the workspace bound read-only and the working directory, the inner rules as under bwrap, --no-net', () => {
+    const ws = tmp()
+    expect(landlockNsArgs('/l/landlock-run', ['/bin/sh', '-c', 'x'], ro(ws))).toEqual([
+      '/l/landlock-run', '--namespaces', '--chdir', ws, ...envArgs(ws), '--mount-ro', ws,
+      '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x',
+    ])
+  })
+
+  it('workspace-write: every root bound read-write, then its existing protected entries read-only over it; the same gaps as bwrap', () => {
+    const [ws, extra] = [tmp(), tmp()]
+    fs.mkdirSync(path.join(ws, '.git'))
+    fs.writeFileSync(path.join(ws, '.mcp.json'), '{}')
+    const policy = rw(ws, { writableRoots: [ws, extra], network: 'on' })
+    const argv = landlockNsArgs('/l/landlock-run', ['/bin/true'], policy)
+    const binds = argv.slice(0, argv.indexOf('--ro')).filter((a, i, all) => all[i - 1]?.startsWith('--mount-'))
+    expect(binds).toEqual([ws, extra, path.join(ws, '.git'), path.join(ws, '.mcp.json')])
+    expect(argv[argv.indexOf(path.join(ws, '.git')) - 1]).toBe('--mount-ro')
+    expect(argv.slice(argv.indexOf('--ro'))).toEqual(['--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--', '/bin/true'])
+    expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths', 'pathname-unix-sockets', ...nproc])
+  })
+})
+
 describe('landlock rules', () => {
   const hostRules = ['--ro', '/usr', '--ro', '/etc', '--ro', '/proc', '--rw', '/dev/null']
 
@@ -93,10 +116,10 @@ describe('landlock rules', () => {
 
   it('reports what Landlock cannot enforce, by mode, network and ABI', () => {
     const abi7 = { abi: 7, limits: [] }
-    expect(landlockUnenforced(ro('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', ...nproc])
-    expect(landlockUnenforced(rw('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', 'protected-paths', ...nproc])
-    expect(landlockUnenforced(ro('/w', { network: 'on' }), abi7)).toEqual(['metadata', 'launcher-sigkill', 'pathname-unix-sockets', ...nproc])
-    expect(landlockUnenforced(ro('/w', { network: 'on' }), { abi: 9, limits: [] })).toEqual(['metadata', 'launcher-sigkill', ...nproc])
-    expect(landlockUnenforced(ro('/w'), { abi: 5, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'signals-outside', ...nproc])
+    expect(landlockUnenforced(ro('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', 'host-processes', ...nproc])
+    expect(landlockUnenforced(rw('/w'), abi7)).toEqual(['metadata', 'launcher-sigkill', 'host-processes', 'protected-paths', ...nproc])
+    expect(landlockUnenforced(ro('/w', { network: 'on' }), abi7)).toEqual(['metadata', 'launcher-sigkill', 'host-processes', 'pathname-unix-sockets', ...nproc])
+    expect(landlockUnenforced(ro('/w', { network: 'on' }), { abi: 9, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'host-processes', ...nproc])
+    expect(landlockUnenforced(ro('/w'), { abi: 5, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'host-processes', 'signals-outside', ...nproc])
   })
 })

@@ -26,7 +26,7 @@ describe.skipIf(!linux)('bash, confined', () => {
     expect(text(r)).toBe('out\n[stderr]\nerr\n[exit code 3]')
     expect(r.value).toEqual({ stdout: 'out\n', stderr: 'err\n', exitCode: 3 })
     const chosen = k.ctx.sandbox.status().chosen
-    expect(['bwrap', 'landlock']).toContain(chosen)
+    expect(['bwrap', 'landlock-ns', 'landlock']).toContain(chosen)
     expect(resultEvent('b1')).toMatchObject({ sandbox: { backend: chosen, enforcement: expect.stringMatching(/^(full|partial)$/), unenforced: expect.any(Array) } })
     expect(text(await k.call('bash', { command: 'true' }))).toBe('[exit code 0]')
   })

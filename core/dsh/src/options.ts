@@ -17,7 +17,7 @@ export interface KernelOptions {
     /** where a policy may make anything writable (default: the workspace) */
     allowedRoots?: string[]
     /** which local backends to try, in order (default: the platform's chain) */
-    backends?: Array<'bwrap' | 'landlock' | 'seatbelt' | 'windows-acl'>
+    backends?: Array<'bwrap' | 'landlock-ns' | 'landlock' | 'seatbelt' | 'windows-acl'>
   }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
@@ -57,8 +57,8 @@ export const KernelOptionsSchema = Schema.object({
     network: Schema.union(['off', 'on'] as const).default('off').description('Whether confined commands may use the network.'),
     // no schema default: an absent list means the service's default, an empty one means none
     allowedRoots: Schema.array(Schema.string()).default(undefined as unknown as string[]).description('Where a policy may make anything writable. Default: the workspace.'),
-    backends: Schema.array(Schema.union(['bwrap', 'landlock', 'seatbelt', 'windows-acl'] as const)).default(undefined as unknown as never[])
-      .description('Which local sandbox backends to try, in order. Default: the platform\'s chain (Linux: bwrap, then landlock).'),
+    backends: Schema.array(Schema.union(['bwrap', 'landlock-ns', 'landlock', 'seatbelt', 'windows-acl'] as const)).default(undefined as unknown as never[])
+      .description('Which local sandbox backends to try, in order. Default: the platform\'s chain (Linux: bwrap, then landlock-ns where user namespaces work, then landlock).'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   plugins: Schema.dict(Schema.any()),

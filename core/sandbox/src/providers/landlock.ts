@@ -45,7 +45,8 @@ export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[
 }
 
 export function landlockUnenforced(policy: ResolvedPolicy, probe: LauncherProbe): string[] {
-  const gaps = ['metadata', 'launcher-sigkill']
+  // Why host-processes: /proc is the host's (every process's command line); --ro /proc is needed for the launcher's own supervision
+  const gaps = ['metadata', 'launcher-sigkill', 'host-processes']
   if (policy.mode === 'workspace-write') gaps.push('protected-paths')
   if (policy.network === 'on' && probe.abi < 9) gaps.push('pathname-unix-sockets')
   if (probe.abi < 6) gaps.push('signals-outside')

@@ -1,0 +1,63 @@
+/**
+ * The launcher's own namespaces (`landlock-run --namespaces`), for machines
+ * where user namespaces work but no system bwrap is installed: the same
+ * view as the bwrap profile — the host read-only, nosuid and nodev, a
+ * private /tmp, a fresh /proc, a minimal /dev, the writable roots bound
+ * read-write and their existing protected entries read-only again — in
+ * user, mount, PID and IPC namespaces (and network when it is off), with
+ * the command as PID 2 under an init of the launcher, then Landlock and the seccomp
+ * filter on top as on the other backends. Where the kernel refuses user
+ * namespaces (a container's default seccomp profile), its probe fails and
+ * the chain goes on to plain Landlock.
+ * See docs/decisions/2026-12-01-launcher-namespaces.md.
+ */
+import { checkBinary } from '../binaries.js'
+import { confinedEnv, launcherEnvArgs } from '../env.js'
+import { bundledLauncher } from '../launcher.js'
+import { launcherLimitArgs } from '../limits.js'
+import { probeReadOnlyWrite } from '../probe.js'
+import { bwrapUnenforced, protectedBinds } from './bwrap.js'
+import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
+
+export interface LandlockNsOptions {
+  /** the launcher binary (default: the one this package ships, checked against its manifest) */
+  launcher?: string
+}
+
+/** The launcher's argv for a policy: the binds in order (roots, then protected entries over them), then the rules. */
+export function landlockNsArgs(launcher: string, argv: readonly string[], policy: ResolvedPolicy): string[] {
+  const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits)]
+  if (policy.mode === 'workspace-write') {
+    for (const root of policy.writableRoots) args.push('--mount-rw', root)
+    for (const path of protectedBinds(policy).existing) args.push('--mount-ro', path)
+  } else {
+    // Why bound even when the read-only host covers it: a workspace under /tmp is behind the private /tmp
+    args.push('--mount-ro', policy.workspace)
+  }
+  args.push('--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
+  if (policy.network === 'off') args.push('--no-net')
+  args.push('--', ...argv)
+  return args
+}
+
+export function landlockNsProvider(options: LandlockNsOptions = {}): SandboxProvider {
+  let launcher: string | undefined
+  return {
+    name: 'landlock-ns',
+    platforms: ['linux'],
+    async probe(): Promise<ProbeResult> {
+      const found = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
+      if ('reason' in found) return { available: false, reason: found.reason }
+      const write = await probeReadOnlyWrite('landlock-ns', (argv, policy) => landlockNsArgs(found.path, argv, policy))
+      if (write.available) launcher = found.path
+      return { available: write.available, reason: write.reason, path: found.path }
+    },
+    confine(argv, policy): ProviderConfined {
+      if (!launcher) throw new Error('landlock-ns provider used before a successful probe')
+      // Why bwrap's list: the same mounts leave the same gaps (absent protected paths, symlinks, unix sockets with the network on)
+      const unenforced = bwrapUnenforced(policy)
+      return { argv: landlockNsArgs(launcher, argv, policy), enforcement: unenforced.length ? 'partial' : 'full', unenforced }
+    },
+  }
+}

@@ -1,0 +1,270 @@
+/*
+ * namespace.c - --namespaces: the command's own user, mount, PID and IPC
+ * namespaces (and network, with --no-net), with a new root of read-only
+ * binds of the host, a private /tmp, a fresh /proc, a minimal /dev, and
+ * the --mount-rw / --mount-ro binds in order, before Landlock and seccomp
+ * go on top as without namespaces. For machines where user namespaces
+ * work but no system bwrap is installed
+ * (docs/decisions/2026-12-01-launcher-namespaces.md).
+ *
+ * Runs in the cloned child, which is PID 1 of the new PID namespace and
+ * forks the command as PID 2 (start_namespace_command): when the command
+ * exits, PID 1 exits with its status and the kernel kills everything left
+ * in the namespace; when the supervisor dies, PR_SET_PDEATHSIG kills PID 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "landlock-run.h"
+
+/* The new mount API (Linux 5.12), from <linux/mount.h>, which clashes with
+ * <sys/mount.h>. */
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#define ATTR_RDONLY 0x00000001
+#define ATTR_NOSUID 0x00000002
+#define ATTR_NODEV 0x00000004
+struct mount_attr_v0 {
+	__u64 attr_set, attr_clr, propagation, userns_fd;
+};
+
+/* Where the host's root is while the new root is built (in the staging tmpfs). */
+#define OLD "/oldroot"
+#define NEW "/newroot"
+
+/* The devices a command may need; every other host device stays out of sight. */
+static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+int namespace_flags(const struct options *o)
+{
+	return CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+	       (o->no_net ? CLONE_NEWNET : 0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = (ssize_t)strlen(text);
+
+	if (fd < 0 || write(fd, text, (size_t)n) != n)
+		fail("cannot write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Why the same ids inside: files keep the owners they have on the host, and
+ * the command is the caller's uid, never more (root's uid 0 inside has
+ * capabilities only over the namespaces it owns, and drops them below).
+ * Why setgroups deny: without a capability in the parent namespace, the
+ * kernel maps gids only once setgroups() is off for good.
+ */
+static void map_ids(uid_t uid, gid_t gid)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	write_file("/proc/self/uid_map", line);
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	write_file("/proc/self/gid_map", line);
+}
+
+static void do_mount(const char *src, const char *dst, const char *type, unsigned long flags,
+		     const char *data)
+{
+	if (mount(src, dst, type, flags, data))
+		fail("cannot mount %s on %s: %s", type ? type : src ? src : "(none)", dst, strerror(errno));
+}
+
+/* Make DST (a path in the new root) exist as a directory or an empty file. */
+static void mount_point(const char *dst, int dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	char *p;
+	int fd;
+
+	if (!lstat(dst, &st))
+		return;
+	if (snprintf(path, sizeof(path), "%s", dst) >= (int)sizeof(path))
+		fail("path too long: %s", dst);
+	for (p = path + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			fail("cannot make the mount point %s: %s", path, strerror(errno));
+	}
+	if (dir) {
+		if (mkdir(path, 0755) && errno != EEXIST)
+			fail("cannot make the mount point %s: %s", path, strerror(errno));
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fail("cannot make the mount point %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Bind the host's SRC (under OLD) at the same path in the new root, with all
+ * the mounts beneath it, nosuid and nodev, read-only when asked.
+ * Why open_tree/mount_setattr: one recursive, atomic attribute change for
+ * the whole tree, where a MS_REMOUNT per submount would leave a window and
+ * need /proc/self/mountinfo parsed.
+ */
+static void bind_tree(const char *src, const char *dst, int read_only)
+{
+	struct mount_attr_v0 attr = { .attr_set = ATTR_NOSUID | ATTR_NODEV | (read_only ? ATTR_RDONLY : 0) };
+	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
+
+	if (tree < 0)
+		fail("cannot bind %s: %s", src, strerror(errno));
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)))
+		fail("cannot make %s %s: %s", src, read_only ? "read-only" : "nosuid", strerror(errno));
+	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH))
+		fail("cannot bind %s at %s: %s", src, dst, strerror(errno));
+	close(tree);
+}
+
+static void join(char *out, const char *prefix, const char *path)
+{
+	if (path[0] != '/')
+		fail("a mount path must be absolute: %s", path);
+	if (snprintf(out, PATH_MAX, "%s%s", prefix, path) >= PATH_MAX)
+		fail("path too long: %s", path);
+}
+
+/* A private /tmp, a fresh /proc, and a /dev of a few devices. */
+static void system_mounts(void)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	size_t i;
+
+	/* Why: other users' temporary files stay out of sight, and nothing the
+	 * command leaves in /tmp survives it. */
+	do_mount("tmpfs", NEW "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	/* Why: the new PID namespace's processes only, not every host
+	 * process's command line. */
+	do_mount("proc", NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	/* Why: the host's /dev holds raw disks that uid 0 may open. */
+	do_mount("tmpfs", NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755");
+	for (i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		snprintf(src, sizeof(src), OLD "/dev/%s", devices[i]);
+		snprintf(dst, sizeof(dst), NEW "/dev/%s", devices[i]);
+		if (access(src, F_OK))
+			continue;
+		mount_point(dst, 0);
+		do_mount(src, dst, NULL, MS_BIND, NULL);
+	}
+	if (mkdir(NEW "/dev/shm", 01777) || symlink("/proc/self/fd", NEW "/dev/fd") ||
+	    symlink("/proc/self/fd/0", NEW "/dev/stdin") || symlink("/proc/self/fd/1", NEW "/dev/stdout") ||
+	    symlink("/proc/self/fd/2", NEW "/dev/stderr"))
+		fail("cannot populate /dev: %s", strerror(errno));
+}
+
+/*
+ * PID 1 of the namespace: a process of ours, outside the command's Landlock
+ * domain, that waits for the command (PID 2) and exits with its status,
+ * which makes the kernel kill whatever is left in the namespace.
+ * Why not the command as PID 1: the kernel drops every signal sent to a
+ * namespace's init that has no handler for it, so a forwarded SIGTERM
+ * would not reach a shell, and `kill $PPID` would be kill(0), the
+ * command's own group; under an init of ours the command is an ordinary
+ * process, and its parent is outside its domain (scoping refuses signals
+ * and ptrace to it, as to the supervisor without namespaces).
+ */
+static void __attribute__((noreturn)) run_init(pid_t command)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[2];
+	int status;
+	pid_t pid;
+
+	/* Why: it needs none of the namespace's capabilities to wait. */
+	memset(none, 0, sizeof(none));
+	syscall(SYS_capset, &h, none);
+	for (;;) {
+		pid = waitpid(-1, &status, 0);
+		if (pid == command)
+			_exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
+		if (pid < 0 && errno != EINTR)
+			_exit(LAUNCHER_ERROR);
+	}
+}
+
+pid_t start_namespace_command(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("cannot start the command in its PID namespace: %s", strerror(errno));
+	if (pid > 0)
+		run_init(pid);
+	/* Why: if our init goes (SIGKILLed from outside), the command goes too. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != 1)
+		fail("the namespace's init is gone before exec");
+	return 0;
+}
+
+void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
+{
+	char cwd[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+	int i;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		fail("getcwd: %s", strerror(errno));
+	map_ids(uid, gid);
+	/* Why first: no mount below may propagate back to the host. */
+	do_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	/* Why a staging tmpfs on /tmp, pivoted into: the host's root then sits
+	 * at OLD with its /tmp uncovered (a workspace under /tmp stays
+	 * reachable), and the new root is built beside it. */
+	do_mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700");
+	if (chdir("/tmp") || mkdir("newroot", 0755) || mkdir("oldroot", 0755) ||
+	    syscall(SYS_pivot_root, ".", "oldroot") || chdir("/"))
+		fail("cannot pivot into the staging root: %s", strerror(errno));
+	/* Why the whole host read-only, nosuid, nodev: metadata outside the
+	 * writable roots (chmod, utime, xattrs) cannot change, which Landlock
+	 * alone cannot refuse. */
+	bind_tree(OLD, NEW, 1);
+	system_mounts();
+	/* Why in order: a protected path inside a writable root is bound
+	 * read-only after (over) the root. */
+	for (i = 0; i < o->n_mounts; i++) {
+		struct stat st;
+
+		join(src, OLD, o->mounts[i].path);
+		join(dst, NEW, o->mounts[i].path);
+		if (stat(src, &st))
+			fail("cannot bind %s: %s", o->mounts[i].path, strerror(errno));
+		mount_point(dst, S_ISDIR(st.st_mode));
+		bind_tree(src, dst, o->mounts[i].read_only);
+	}
+	/* Why detach the host's root: nothing of it may stay reachable. */
+	if (umount2(OLD, MNT_DETACH))
+		fail("cannot detach the host root: %s", strerror(errno));
+	if (chdir(NEW) || syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) || chdir("/"))
+		fail("cannot pivot into the new root: %s", strerror(errno));
+	/* Why refuse rather than start elsewhere: the command expects its
+	 * working directory, and / would be a silent change. */
+	if (chdir(o->chdir ? o->chdir : cwd))
+		fail("the working directory %s is not in the new root: %s", o->chdir ? o->chdir : cwd,
+		     strerror(errno));
+}

@@ -1,0 +1,14 @@
+// The launcher's own namespaces under attack (see attacks.ts and holes.ts):
+// the backend for machines where user namespaces work but no system bwrap
+// is installed, held to what the bwrap backend holds. Skipped, with one
+// line, where the kernel refuses user namespaces; plain Landlock is
+// attacked on its own in sandbox-landlock.spec.ts either way.
+import { attackSuite } from './attacks.js'
+import { holesSuite } from './holes.js'
+import { limitsSuite } from './limits.js'
+import { namespaceSuite } from './namespace-only.js'
+
+await attackSuite('landlock-ns')
+await holesSuite('landlock-ns')
+await limitsSuite('landlock-ns')
+await namespaceSuite('landlock-ns')
