@@ -119,7 +119,7 @@ describe('dsh inspect', () => {
     expect(run.code).toBe(0)
     expect(run.stderr).toContain('using the built-in default set')
     const snap = JSON.parse(run.stdout) as RegistrySnapshot
-    expect(snap.plugins.filter((p) => p.source === 'config').map((p) => p.spec)).toEqual(['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code'])
+    expect(snap.plugins.filter((p) => p.source === 'config').map((p) => p.spec)).toEqual(['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'claude-code-permissions'])
     expect(snap.tools.map((t) => t.name)).not.toContain('echo')
   })
 

@@ -1,7 +1,7 @@
 // The CLI with no config: the built-in default set for mcp, exec and
 // inspect (each says so on stderr), `dsh init` writing it as a commented
 // dsh.yml without ever replacing one unasked, and `dsh --version`.
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -9,12 +9,13 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RegistrySnapshot } from '@dsh/tool-cordis'
+import { sandboxBackend, skipWhen } from '../backends.js'
 import { runCli as dsh } from './cli.js'
 import { assertBuilt, CLI } from './mcp-helpers.js'
 
 const root = join(import.meta.dirname, '../..')
-const DEFAULT_PLUGINS = ['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code']
-const NOTICE = /no dsh\.yml here, using the built-in default set \(workspace-tools, timeout-policy, spill-policy, repeat-tool-reminder, hooks-claude-code; sandbox read-only, approval ask\); `dsh init` writes it/
+const DEFAULT_PLUGINS = ['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'claude-code-permissions']
+const NOTICE = /no dsh\.yml here, using the built-in default set \(workspace-tools, timeout-policy, spill-policy, repeat-tool-reminder, hooks-claude-code, claude-code-permissions; sandbox read-only, approval ask\); `dsh init` writes it/
 
 let dir: string
 beforeAll(assertBuilt)
@@ -64,6 +65,32 @@ describe('no config: the built-in default set', () => {
     expect(snap.approval).toMatchObject({ policy: 'ask' })
     expect(snap.sandbox?.defaults).toMatchObject({ mode: 'read-only', workspace: dir, network: 'off' })
   })
+
+  it('claude-code-permissions: with no settings files nothing asks (bash runs confined, a write is denied as before); the user\'s rules apply', async () => {
+    if (skipWhen(!(await sandboxBackend()), 'the default set\'s bash run', 'no sandbox backend can confine bash here')) return
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-defaults-home-')))
+    try {
+      writeFileSync(join(dir, 'a.txt'), 'x\n')
+      const bash = await dsh(['exec', 'bash', '{"command":"cat a.txt"}', '--json'], dir, { HOME: home })
+      expect(bash.code, bash.stderr).toBe(0)
+      const ran = JSON.parse(bash.stdout)
+      expect(ran.events.filter((e: { type: string }) => e.type === 'approval/asked')).toEqual([])
+      expect(ran.events.find((e: { type: string }) => e.type === 'permission/decided').data).toMatchObject({ decision: 'allow', mode: 'default' })
+      const write = await dsh(['exec', 'write', '{"file_path":"new.txt","content":"x"}', '--json'], dir, { HOME: home })
+      expect(JSON.parse(write.stdout).result.error).toMatchObject({ code: 'DENIED' })
+      expect(existsSync(join(dir, 'new.txt'))).toBe(false)
+      // the rules the user wrote for Claude Code apply to dsh's tools
+      mkdirSync(join(home, '.claude'))
+      writeFileSync(join(home, '.claude/settings.json'), JSON.stringify({ permissions: { deny: ['Bash(cat:*)'], ask: ['Read(./a.txt)'] } }))
+      const denied = await dsh(['exec', 'bash', '{"command":"cat a.txt"}', '--json'], dir, { HOME: home })
+      expect(JSON.parse(denied.stdout).result.error).toMatchObject({ code: 'DENIED' })
+      // an ask rule still asks: nobody can answer without a terminal, so it is refused
+      const asked = await dsh(['exec', 'read', '{"file_path":"a.txt"}', '--json'], dir, { HOME: home })
+      expect(JSON.parse(asked.stdout).result.error).toMatchObject({ code: 'APPROVAL_UNAVAILABLE' })
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  }, 90_000)
 
   it('with a ./dsh.yml (or --config) the notice names the file instead', async () => {
     writeFileSync(join(dir, 'dsh.yml'), 'plugins:\n  workspace-tools:\n')

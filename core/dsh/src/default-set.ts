@@ -1,8 +1,8 @@
 /**
  * The built-in default set: what `dsh mcp`, `dsh exec` and `dsh inspect`
  * run with no `--config` and no `./dsh.yml` — the workspace tools on the
- * current directory, the policy plugins and the workspace's Claude Code
- * hooks, with the services at their defaults: sandbox read-only, approval ask. `dsh init` writes the same
+ * current directory, the policy plugins, the workspace's Claude Code
+ * hooks and permission rules, with the services at their defaults: sandbox read-only, approval ask. `dsh init` writes the same
  * set as a commented dsh.yml.
  */
 import type { KernelOptions } from './options.js'
@@ -14,6 +14,8 @@ export const DEFAULT_PLUGINS: Readonly<Record<string, Readonly<Record<string, un
   'spill-policy': {},
   'repeat-tool-reminder': {},
   'hooks-claude-code': {},
+  // the rules a team wrote in its Claude Code settings apply; what no rule decides runs confined, as without them
+  'claude-code-permissions': { preset: 'on-request' },
 })
 
 /**

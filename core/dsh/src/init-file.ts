@@ -39,7 +39,7 @@ function note(key: ConfigKey): string {
  * away from valid YAML at the right depth. Nested keys (`code.timeoutMs`)
  * become nested mappings.
  */
-function keyLines(keys: readonly ConfigKey[], base: string, commented: boolean): string[] {
+function keyLines(keys: readonly ConfigKey[], base: string, commented: boolean, set: Readonly<Record<string, unknown>> = {}): string[] {
   const header = base.slice(2)
   // where the `# ` goes so that removing it leaves the line at the right indentation
   const off = (pad: string) => (commented ? `${header}#   ${pad}` : `${base}# ${pad}`)
@@ -55,7 +55,9 @@ function keyLines(keys: readonly ConfigKey[], base: string, commented: boolean):
     }
     const pad = '  '.repeat(parts.length - 1)
     lines.push(...wrap(note(key), commented ? `${header}#   ${pad}# ` : `${base}${pad}# `))
-    lines.push(`${off(pad)}${parts[parts.length - 1]}:${key.default !== undefined ? ` ${key.default}` : ''}`)
+    // a key the default set gives a value is written active with it (JSON is YAML)
+    if (parts.length === 1 && Object.hasOwn(set, key.path)) lines.push(`${base}${key.path}: ${JSON.stringify(set[key.path])}`)
+    else lines.push(`${off(pad)}${parts[parts.length - 1]}:${key.default !== undefined ? ` ${key.default}` : ''}`)
   }
   return lines
 }
@@ -89,7 +91,7 @@ export function renderInitFile(services: readonly ConfigSection[], plugins: read
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length)
   for (const section of [...plugins].sort((a, b) => rank(a.name) - rank(b.name))) {
     const on = Object.hasOwn(DEFAULT_PLUGINS, section.name)
-    lines.push(on ? `  ${section.name}:` : `  # ${section.name}:`, ...keyLines(section.keys, '    ', !on))
+    lines.push(on ? `  ${section.name}:` : `  # ${section.name}:`, ...keyLines(section.keys, '    ', !on, on ? DEFAULT_PLUGINS[section.name] : {}))
   }
   return `${lines.join('\n')}\n`
 }

@@ -1,4 +1,5 @@
 export * from './paths.js'
+export * from './drop-ins.js'
 export * from './read.js'
 export * from './stamp.js'
 export * from './watch.js'

@@ -18,7 +18,7 @@ import type { Execution, PreToolDecision } from '@dsh/tools'
 import type { Config } from './config.js'
 import { decide, type Outcome } from './decide.js'
 import { isMode, type PermissionMode } from './modes.js'
-import { loadShellParser } from './shell.js'
+import { loadShellParser, shellParserLoaded } from './shell.js'
 import { rootOf, RuleStore, type SettingsSource } from './store.js'
 
 /** What `permission/decided` records. */
@@ -56,8 +56,8 @@ declare module 'cordis' {
   interface Events {
     /** the settings files were re-read; `problem` set when they could not be, and the previous rules stay */
     'permissions/reloaded'(report: { files: string[]; problem?: string }): void
-    /** decide a call without running it (the first listener's answer wins) */
-    'permissions/check'(name: string, args: JsonObject): PermissionCheck | undefined
+    /** decide a call without running it (the first listener's answer wins; it may be a promise) */
+    'permissions/check'(name: string, args: JsonObject): PermissionCheck | Promise<PermissionCheck> | undefined
     /** the effective rules, the mode and the files read */
     'permissions/rules'(): PermissionView | undefined
   }
@@ -86,7 +86,7 @@ async function prepare(ctx: Context, config: Config) {
   const home = resolve(config.home ?? homedir())
   const toolName = claudeToolNamer(config.toolNames ?? {})
   const extraTools = new Set([...Object.values(CLAUDE_TOOL_NAMES), ...Object.values(config.toolNames ?? {})])
-  await loadShellParser()
+  // the shell grammar is loaded at the first decision, not at start (see shell.ts)
   const store = new RuleStore(sources(config, workspace, home), config.permissions, { workspace, home, extraTools })
   const logger = ctx.logger('claude-code-permissions')
   const refresh = () => {
@@ -95,7 +95,7 @@ async function prepare(ctx: Context, config: Config) {
     if (report.problem) logger.warn('%s (the previous rules stay until it is fixed)', report.problem)
     ctx.emit('permissions/reloaded', report.problem ? { files: [...store.sources], problem: report.problem } : { files: [...store.sources] })
   }
-  ctx.effect(() => watchFiles(store.sources, refresh, RELOAD_DEBOUNCE_MS))
+  ctx.effect(() => watchFiles(store.watched, refresh, RELOAD_DEBOUNCE_MS))
 
   const modeOf = (): PermissionMode => {
     const set = store.rules
@@ -146,6 +146,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
 
   ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
     const engine = await ready
+    if (!shellParserLoaded()) await loadShellParser()
     const { outcome, mode } = engine.decide(exec.name, exec.arguments)
     await exec.session.append('permission/decided', record(exec, outcome, mode))
     // a rule's deny stands: the listeners after this one never get to weaken it
@@ -165,9 +166,12 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     // answered only once loaded; `dsh permissions check` waits for the plugin to start
     const engine = loaded
     if (!engine) return undefined
-    const { outcome, mode, tool } = engine.decide(name, args)
-    const { callId: _callId, ...data } = record({ callId: '', name }, outcome, mode)
-    return { ...data, reason: outcome.reason, ruleTool: tool }
+    const answer = (): PermissionCheck => {
+      const { outcome, mode, tool } = engine.decide(name, args)
+      const { callId: _callId, ...data } = record({ callId: '', name }, outcome, mode)
+      return { ...data, reason: outcome.reason, ruleTool: tool }
+    }
+    return shellParserLoaded() ? answer() : loadShellParser().then(answer)
   })
   ctx.on('permissions/rules', () => loaded?.view())
 

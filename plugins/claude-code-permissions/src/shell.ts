@@ -9,7 +9,7 @@
  * completely is `unparseable`, never a partial answer.
  */
 import { createRequire } from 'node:module'
-import { Language, Parser, type Node } from 'web-tree-sitter'
+import type { Node, Parser } from 'web-tree-sitter'
 
 /** One simple command: `assignments` are its `NAME=value` prefixes, `words` its name and arguments. */
 export interface SimpleCommand {
@@ -23,9 +23,14 @@ const require = createRequire(import.meta.url)
 let loading: Promise<Parser> | undefined
 let parser: Parser | undefined
 
-/** Load the grammar once per process; resolves when `analyzeShell` can run. */
+/**
+ * Load the grammar once per process; resolves when `analyzeShell` can run.
+ * The module and its WebAssembly are loaded only here (tens of milliseconds),
+ * so a process that never decides a Bash call never pays for them.
+ */
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
+    const { Language, Parser } = await import('web-tree-sitter')
     await Parser.init()
     const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
     const created = new Parser()
@@ -38,6 +43,11 @@ export function loadShellParser(): Promise<void> {
     loading = undefined
   })
   return loading.then(() => undefined)
+}
+
+/** Whether `analyzeShell` can run now. */
+export function shellParserLoaded(): boolean {
+  return parser !== undefined
 }
 
 /** Commands longer than this are not parsed: they ask. */

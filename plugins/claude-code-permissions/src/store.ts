@@ -4,10 +4,12 @@
  * between calls), so an edit applies to the next call. A reload that fails —
  * bad JSON, a bad rule, a file that cannot be read — keeps the previous rule
  * set whole and reports the problem; at startup, any problem is thrown, so
- * the plugin never runs with part of its rules.
+ * the plugin never runs with part of its rules. A managed settings file
+ * brings the drop-ins of its `managed-settings.d/`, re-listed when the
+ * directory changes.
  */
-import { basename, dirname } from 'node:path'
-import { fileStamp, readSettingsDocument } from '@dsh/claude-code-settings'
+import { basename, dirname, join } from 'node:path'
+import { dropInDirectory, fileStamp, readSettingsDocument, withDropIns } from '@dsh/claude-code-settings'
 import { describeError } from '@dsh/kernel'
 import { compileRuleSet, INLINE, type CompileOptions, type PermissionSource, type RuleSet } from './ruleset.js'
 
@@ -30,11 +32,12 @@ export interface Reload {
 }
 
 export class RuleStore {
-  private stamps: string[]
+  private key: string
   private current: RuleSet
 
+  /** `files` as configured, highest precedence first; a managed file brings its drop-ins (see `withDropIns`) */
   constructor(private files: readonly SettingsSource[], private inline: unknown, private options: CompileOptions) {
-    this.stamps = files.map((source) => fileStamp(source.file))
+    this.key = this.stamps()
     this.current = this.compile()
   }
 
@@ -42,31 +45,54 @@ export class RuleStore {
     return this.current
   }
 
+  /** The files read, drop-ins included, highest precedence first. */
   get sources(): readonly string[] {
-    return this.files.map((source) => source.file)
+    return this.expanded().map((source) => source.file)
   }
 
-  /** Re-read when a stamp changed. */
-  refresh(): Reload {
-    let changed = false
-    const stamps = this.files.map((source, index) => {
-      const stamp = fileStamp(source.file)
-      if (stamp !== this.stamps[index]) changed = true
-      return stamp
+  /** What the watcher watches: the configured files and the drop-in directories (a path inside each). */
+  get watched(): readonly string[] {
+    return this.files.flatMap(({ file }) => {
+      const dir = dropInDirectory(file)
+      return dir ? [file, join(dir, '*.json')] : [file]
     })
-    if (!changed) return { changed }
-    this.stamps = stamps
+  }
+
+  /** Re-read when a file, or a drop-in directory's listing, changed. */
+  refresh(): Reload {
+    let key: string
+    try {
+      key = this.stamps()
+    } catch (error) {
+      // a drop-in directory that cannot be listed: the previous rules stay
+      return { changed: true, problem: describeError(error) }
+    }
+    if (key === this.key) return { changed: false }
+    this.key = key
     try {
       this.current = this.compile()
-      return { changed }
+      return { changed: true }
     } catch (error) {
-      return { changed, problem: describeError(error) }
+      return { changed: true, problem: describeError(error) }
     }
+  }
+
+  private expanded(): SettingsSource[] {
+    return this.files.flatMap(({ file, root }) => withDropIns(file).map((each) => ({ file: each, root })))
+  }
+
+  /** One string that changes when any file read, or the set of drop-ins, changes. */
+  private stamps(): string {
+    const dirs = this.files.flatMap(({ file }) => {
+      const dir = dropInDirectory(file)
+      return dir ? [`${dir}=${fileStamp(dir)}`] : []
+    })
+    return [...dirs, ...this.expanded().map((source) => `${source.file}=${fileStamp(source.file)}`)].join('\n')
   }
 
   private compile(): RuleSet {
     const sources: PermissionSource[] = []
-    for (const { file, root } of this.files) {
+    for (const { file, root } of this.expanded()) {
       const document = readSettingsDocument(file)
       if (document && Object.hasOwn(document, 'permissions')) sources.push({ source: file, root, permissions: document.permissions })
     }

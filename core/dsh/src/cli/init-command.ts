@@ -16,8 +16,8 @@ const HELP = `Usage: dsh init [<file>] [--force]
 
 Writes <file> (default ./dsh.yml): the built-in default set that dsh mcp, exec
 and inspect use when there is no dsh.yml (workspace-tools on the current
-directory, timeout-policy, spill-policy, repeat-tool-reminder, hooks-claude-code;
-sandbox read-only, approval ask), with every key of every service and bundled
+directory, timeout-policy, spill-policy, repeat-tool-reminder, hooks-claude-code,
+claude-code-permissions with preset on-request; sandbox read-only, approval ask), with every key of every service and bundled
 plugin commented out at its default, with its meaning, type and default.
 Loading the file gives the same kernel as the built-in set.
 

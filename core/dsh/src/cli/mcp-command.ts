@@ -18,7 +18,8 @@ Options:
   -c, --config <file>  the dsh.yml to load (default ./dsh.yml when it exists,
                        otherwise the built-in default set: workspace-tools on
                        the current directory, timeout-policy, spill-policy,
-                       repeat-tool-reminder, hooks-claude-code; sandbox
+                       repeat-tool-reminder, hooks-claude-code,
+                       claude-code-permissions (preset on-request); sandbox
                        read-only, approval ask; dsh init writes it to a file)
   -w, --watch          reload when the config file changes and send
                        notifications/tools/list_changed; a config that fails

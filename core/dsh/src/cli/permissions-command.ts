@@ -43,7 +43,7 @@ async function check(kernel: Kernel, tool: string, args: JsonObject): Promise<Pe
   await kernel.ctx.lifecycle.flush()
   const runtime = (fork as unknown as { runtime: { hasError?: boolean; error?: unknown } }).runtime
   if (runtime.hasError) throw new UsageError(`claude-code-permissions cannot start: ${(runtime.error as Error)?.message ?? String(runtime.error)}`)
-  const answer = kernel.ctx.bail('permissions/check', tool, args)
+  const answer = await kernel.ctx.bail('permissions/check', tool, args)
   if (!answer) throw new UsageError('claude-code-permissions did not answer')
   return answer
 }
