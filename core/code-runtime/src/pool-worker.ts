@@ -17,33 +17,11 @@ const maxStartFailures = 3
  * leaves QuickJS's own stack check (worker/isolate.js) room to fire first.
  */
 const stackSizeMb = 8
-/**
- * While a run is busy the host polls the `up` channel on every turn of its
- * event loop, for this long after a sub-call arrived or was answered (and the
- * worker spins as long for the answer): a program's next sub-call is picked up
- * within a turn instead of through a wake-up message, and the answer reaches a
- * thread that is still awake. Measured here: with 0.5 ms windows one sub-call
- * in ten waited half a millisecond more (the window had closed); with 2 ms the
- * tail is gone. The polling stops when the run goes quiet, so an idle run
- * costs nothing.
- */
+/** the host polls the worker's ring this long after each sub-call: 2 ms closed the wake-up tail 0.5 ms left (why, measured: decisions/2026-11-30-code-runtime.md) */
 const pollMs = 2
 /** how long one turn of that polling waits for the worker before it lets the event loop go on */
 const spinInTurnMs = 0.05
-/**
- * Polling pays off only while the two threads run on separate CPUs. After the
- * pool rested (`CodeRuntime` says so), the kernel here puts a thread it wakes
- * on the waker's CPU (it packs tasks onto few virtual CPUs): a host that polls
- * after waking the worker keeps it from running until the polling stops, or
- * until the kernel spreads them again, 1–2 ms later. So a run that starts
- * rested does not poll at first: its first sub-calls go by wake-ups (the host
- * sleeps in its event loop, the worker in `Atomics.wait`). Polling starts with
- * the answer to its `pollAfterAnswers`th sub-call, with a `probeMs` window
- * until it has caught a sub-call — a worker stuck behind it gets the CPU back
- * soon. A program of one to three sub-calls after a pause (the common case: a
- * run_code per turn of the model) takes about 2 ms instead of 6–9. Runs that
- * follow each other closely are spread already, and poll from the start.
- */
+/** a rested run polls only from this answer on, `probeMs` at a time until it catches a sub-call: polling right after a wake-up keeps the woken thread off its CPU (decisions/2026-11-30-code-runtime.md) */
 const pollAfterAnswers = 2
 const probeMs = 0.2
 

@@ -71,10 +71,9 @@ export interface CodeRuntimeOptions {
   /**
    * programs of sub-calls the runtime runs against itself, answering them
    * itself, whenever its whole pool is idle, until this many have run
-   * (default 0). V8 optimizes the host's side of a sub-call only as it runs:
-   * over a new runtime's first thousand sub-calls each costs about twice what
-   * it costs later. A real run arriving meanwhile takes another idle worker,
-   * or waits for one warm-up run (50 sub-calls) at most.
+   * (default 0); a real run arriving meanwhile takes another idle worker, or
+   * waits for one warm-up run (50 sub-calls) at most. Why: V8 optimizes the
+   * host's side of a sub-call only as it runs (decisions/2026-11-30-code-runtime.md).
    */
   warmUpRuns?: number
 }
