@@ -2,8 +2,11 @@
  * `dsh mcp --watch`: editing dsh.yml reloads the plugin set and sends
  * `notifications/tools/list_changed` when (and only when) the wire tool set
  * changed; an invalid edit keeps the old set working; `tools/change` for any
- * other reason is announced too.
+ * other reason is announced too; a change of a plugin's code reloads it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { errorCode, fixture, mcpServers, text, until } from './mcp-helpers.js'
@@ -96,5 +99,28 @@ describe('dsh mcp --watch', () => {
     await client.callTool({ name: 'add_late', arguments: {} })
     await until(() => notified() === 1, 'tools/list_changed')
     expect(await names()).toEqual(['add_late', 'late'])
+  })
+
+  it('a change of a plugin\'s code — a module its entry imports by path — reloads it: the new code answers, and the session logs the change', async () => {
+    const code = mkdtempSync(join(tmpdir(), 'dsh-watch-code-'))
+    try {
+      const entry = join(code, 'index.mjs')
+      writeFileSync(join(code, 'helper.mjs'), 'export const answer = "first"\n')
+      writeFileSync(entry, `import { answer } from './helper.mjs'
+export const name = 'changing'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({ name: 'probe', description: 'which code runs', parameters: { type: 'object' }, execute: () => answer })
+}
+`)
+      const { ws, conn, client } = await start({ plugins: { [entry]: {} } })
+      expect(text(await client.callTool({ name: 'probe', arguments: {} }))).toBe('first')
+      writeFileSync(join(code, 'helper.mjs'), 'export const answer = "second"\n')
+      await conn.stderr.waitFor(/reloaded .*changed 1/, 'the reload of the changed code')
+      expect(text(await client.callTool({ name: 'probe', arguments: {} }))).toBe('second')
+      expect(ws.events().find((e) => e.type === 'mcp/reloaded')?.data).toEqual({ added: [], removed: [], changed: [entry] })
+    } finally {
+      rmSync(code, { recursive: true, force: true })
+    }
   })
 })

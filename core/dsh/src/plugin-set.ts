@@ -8,12 +8,15 @@
 import type { Context } from 'cordis'
 import { canonicalJson, describeError, KernelError } from '@dsh/kernel'
 import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin, type PluginModule } from './plugins.js'
+import { changedCode, pluginCode, type PluginCode } from './code-reload/plugin-code.js'
 
 export interface PreparedPlugin {
   spec: string
   plugin: PluginModule
   config: unknown
   key: string
+  /** a plugin loaded from a path: its code, to tell on reload whether it changed */
+  code?: PluginCode
 }
 
 export interface PlanSummary {
@@ -24,7 +27,9 @@ export interface PlanSummary {
 }
 
 export class PluginSet {
-  private loaded = new Map<string, LoadedPlugin & { key: string }>()
+  private loaded = new Map<string, LoadedPlugin & { key: string; code?: PluginCode }>()
+  /** the path specs imported so far */
+  private imported = new Set<string>()
 
   constructor(private ctx: Context) {}
 
@@ -37,9 +42,15 @@ export class PluginSet {
     const prepared: PreparedPlugin[] = []
     for (const [spec, raw] of Object.entries(plugins)) {
       const current = this.loaded.get(spec)
-      const plugin = current?.plugin ?? (await importPlugin(spec, baseDir))
+      // changed code of a plugin loaded from a path is imported afresh; anything else is the module already loaded
+      const changed = current?.code && changedCode(current.code)
+      const code = current ? (changed || current.code) : pluginCode(spec, baseDir)
+      // a path plugin dropped and added again may have changed meanwhile: its plain URL would give the first module
+      const fresh = Boolean(changed) || (!current && code !== undefined && this.imported.has(spec))
+      const plugin = current && !changed ? current.plugin : await importPlugin(spec, baseDir, fresh)
+      if (code) this.imported.add(spec)
       const config = checkPluginConfig(spec, plugin, raw)
-      prepared.push({ spec, plugin, config, key: canonicalJson(config) })
+      prepared.push({ spec, plugin, config, key: canonicalJson(config), code })
     }
     return prepared
   }
@@ -51,7 +62,7 @@ export class PluginSet {
     for (const p of next) {
       const current = this.loaded.get(p.spec)
       if (!current) summary.added.push(p.spec)
-      else if (current.key !== p.key) summary.changed.push(p.spec)
+      else if (current.key !== p.key || current.plugin !== p.plugin) summary.changed.push(p.spec)
       else summary.unchanged.push(p.spec)
     }
     return summary
@@ -86,7 +97,7 @@ export class PluginSet {
       }
       for (const spec of replaced) {
         const previous = old.get(spec)!
-        this.plug({ spec, plugin: previous.plugin, config: previous.config, key: previous.key })
+        this.plug({ spec, plugin: previous.plugin, config: previous.config, key: previous.key, code: previous.code })
       }
       await this.ctx.lifecycle.flush().catch(() => {})
       throw KernelError.is(error) ? error : new KernelError('PLUGIN_FAILED', describeError(error), { cause: error })
@@ -98,7 +109,7 @@ export class PluginSet {
 
   private plug(p: PreparedPlugin): void {
     const fork = this.ctx.plugin(p.plugin as any, p.config)
-    this.loaded.set(p.spec, { spec: p.spec, plugin: p.plugin, config: p.config, fork, key: p.key })
+    this.loaded.set(p.spec, { spec: p.spec, plugin: p.plugin, config: p.config, fork, key: p.key, code: p.code })
   }
 
   disposeAll(): void {

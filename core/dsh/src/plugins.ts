@@ -12,6 +12,7 @@ import { describeError, KernelError, rejectUnknownKeys } from '@dsh/kernel'
 import type Schema from 'schemastery'
 import { problemPath } from './config-excerpt.js'
 import { whyNotLoadable } from './plugin-not-found.js'
+import { freshUrl } from './code-reload/hooks.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions'] as const
 
@@ -47,9 +48,12 @@ export function resolveSpec(spec: string, baseDir: string): { url: string; probl
   }
 }
 
-export async function importPlugin(spec: string, baseDir: string): Promise<PluginModule> {
+/** Import a plugin; `fresh` (a path spec only) evaluates its code again, as a reload of changed code does. */
+export async function importPlugin(spec: string, baseDir: string, fresh = false): Promise<PluginModule> {
   let mod: any
-  const { url, problem } = resolveSpec(spec, baseDir)
+  const resolved = resolveSpec(spec, baseDir)
+  const { problem } = resolved
+  const url = fresh ? freshUrl(resolved.url) : resolved.url
   try {
     mod = await import(url)
   } catch (error) {

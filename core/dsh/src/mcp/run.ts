@@ -19,6 +19,7 @@ import { lockSession, type SessionLock } from '../sessions/lock.js'
 import { createMcpServer } from './server.js'
 import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
+import { pluginCodeFiles } from '../code-reload/code-files.js'
 
 export interface RunMcpOptions {
   /** the dsh.yml to load (none: the built-in default set) */
@@ -96,7 +97,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
       } catch (error) {
         log(`dsh mcp: reload of ${file} failed; the previous plugin set stays: ${describeError(error)}`)
       }
-    }, { onError: (error) => log(`dsh mcp: watching ${file}: ${describeError(error)}`) })
+    }, { onError: (error) => log(`dsh mcp: watching ${file}: ${describeError(error)}`), codeFiles: () => pluginCodeFiles(kernel, file) })
   }
 
   let finish!: (reason: string) => void
