@@ -8,6 +8,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fixture, group, hooksKernel, preHooks, type HooksKernel } from './helpers.js'
+import { gone } from '../processes.js'
 
 let k: HooksKernel | undefined
 const strays: number[] = []
@@ -18,25 +19,6 @@ afterEach(async () => {
     try { process.kill(pid, 'SIGKILL') } catch {}
   }
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Wait until `pid` is gone (a killed process may take a moment to be reaped). */
-async function gone(pid: number, ms = 5000): Promise<boolean> {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (!alive(pid)) return true
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return !alive(pid)
-}
 
 async function withHooks(config: Record<string, unknown>) {
   k = await hooksKernel(config)

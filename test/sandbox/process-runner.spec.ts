@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startProcess, type ProcessOptions } from '@dsh/sandbox'
 import { group, hooksKernel, preHooks, type HooksKernel } from '../hooks-claude-code/helpers.js'
 import { setup, teardown } from '../workspace-tools/helpers.js'
+import { alive, gone } from '../processes.js'
 
 const linux = process.platform === 'linux'
 const dirs: string[] = []
@@ -33,25 +34,6 @@ function scratch(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-runner-'))
   dirs.push(dir)
   return dir
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Poll (bounded) until `pid` is gone. */
-async function gone(pid: number, ms = 5000): Promise<boolean> {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (!alive(pid)) return true
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return !alive(pid)
 }
 
 /** The pid a command wrote to `file` (waiting for it a little), registered for cleanup. */
