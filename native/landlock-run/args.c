@@ -29,7 +29,7 @@ void fail(const char *fmt, ...)
 static void usage(FILE *out)
 {
 	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--limit NAME=N]..."
-	      " [--no-net] [--min-abi N] -- COMMAND [ARGS...]\n"
+	      " [--no-net | --net-proxy PORT [--net-forward PATH]] [--min-abi N] -- COMMAND [ARGS...]\n"
 	      "       landlock-run --probe\n"
 	      "\n"
 	      "  --ro PATH     allow reading and executing beneath PATH\n"
@@ -41,6 +41,11 @@ static void usage(FILE *out)
 	      "                cpu (seconds), nofile\n"
 	      "  --no-net      deny TCP (Landlock) and every non-unix socket (seccomp);\n"
 	      "                also deny connect(), bind(), listen() and unix datagram sockets\n"
+	      "  --net-proxy PORT  TCP connect() only to PORT (Landlock ABI 4), no bind or\n"
+	      "                listen, only TCP sockets (no UDP, raw or unix sockets but\n"
+	      "                socketpair), no TCP Fast Open: the host's proxy is all it reaches\n"
+	      "  --net-forward PATH  (in a network namespace, with --net-proxy) listen on\n"
+	      "                127.0.0.1:PORT and relay each connection to unix socket PATH\n"
 	      "  --min-abi N   fail unless the kernel offers Landlock ABI N or newer\n"
 	      "  --namespaces  run the command in its own user, mount, PID and IPC\n"
 	      "                namespaces (network too with --no-net): a read-only view\n"
@@ -114,6 +119,8 @@ void parse_args(int argc, char **argv, struct options *o)
 			if (!value || value[0] != '/')
 				fail("%s wants an absolute path, got '%s'", a, value ? value : "");
 			o->mounts[o->n_mounts++] = (struct mount_spec){ value, !strcmp(a, "--mount-ro") };
+		} else if (parse_net_arg(o, argv, &i)) {
+			continue;
 		} else if (!strcmp(a, "--limit")) {
 			if (!argv[i + 1])
 				fail("--limit needs an argument");

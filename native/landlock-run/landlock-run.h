@@ -83,6 +83,9 @@ struct options {
 	rlim_t limit[5];
 	int no_net, probe, no_supervisor;
 	long min_abi;
+	/* --net-proxy PORT (0: not set) and --net-forward PATH (net.c) */
+	long net_proxy;
+	const char *net_forward;
 	char **command;
 };
 
@@ -140,8 +143,16 @@ pid_t start_namespace_command(void);
 /* terminal.c: the command's own process group, no controlling terminal */
 void leave_terminal(void);
 
-/* seccomp.c: the BPF filter, installed in the child */
-void install_filter(int no_net);
+/* net.c: network by domain, through the host's proxy */
+enum { NET_OPEN, NET_OFF, NET_PROXY };
+int parse_net_arg(struct options *o, char **argv, int *i);
+void check_net_options(const struct options *o, int abi);
+int net_mode(const struct options *o);
+void add_net_rules(int ruleset, const struct options *o, int abi);
+void start_forwarder(const struct options *o);
+
+/* seccomp.c: the BPF filter, installed in the child (net: NET_OPEN, NET_OFF or NET_PROXY) */
+void install_filter(int net);
 
 /* supervise.c: the child, signal forwarding, killing and reaping */
 extern pid_t command_pid;

@@ -3,7 +3,7 @@
  * nothing running when it returns.
  *
  *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--limit NAME=N]...
- *                [--no-net] [--min-abi N] -- COMMAND [ARGS...]
+ *                [--no-net | --net-proxy PORT [--net-forward PATH]] [--min-abi N] -- COMMAND [ARGS...]
  *   landlock-run --probe
  *
  * Exit status: the command's own; 128+N when a signal N killed it; 126/127
@@ -32,6 +32,7 @@
  *   keyring.c    the command's own session keyring
  *   terminal.c   the command's own process group, no controlling terminal
  *   exec.c       execvp() as glibc has it (PATH search, /bin/sh retry)
+ *   net.c        --net-proxy/--net-forward: the host's proxy as the only way out
  *   seccomp.c    the seccomp rule tables and their BPF program
  *   supervise.c  the cloned child, signal forwarding, killing and reaping
  */
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
 		fail("Landlock is unavailable: %s", strerror(errno));
 	if (abi < o.min_abi)
 		fail("Landlock ABI %d is older than --min-abi %ld", abi, o.min_abi);
+	check_net_options(&o, abi);
 
 	/* Why SIGTERM and not SIGKILL: if our caller dies we still get to
 	 * kill and reap the command's descendants before exiting. */
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
 	/* Why in the child with --namespaces: the rules name inodes, and the
 	 * new root's /tmp and /dev exist only once it is built. */
 	ruleset = o.namespaces ? -1 : build_ruleset(&o, abi);
+	/* --net-forward: the relay to the host's proxy, listening before the command starts */
+	start_forwarder(&o);
 
 	if (o.no_supervisor) {
 		/* Why only as PID 2 under PID 1: then our parent is the init of a

@@ -101,7 +101,8 @@ static int add_path_rule(int ruleset, const char *flag, const char *path,
 
 int build_ruleset(const struct options *o, int abi)
 {
-	struct ruleset_attr attr = handled_for_abi(abi, o->no_net);
+	/* Why net handled for --net-proxy too: its one port rule is the exception */
+	struct ruleset_attr attr = handled_for_abi(abi, o->no_net || o->net_proxy);
 	int i, fd, first = -1, last = -1;
 
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
@@ -128,6 +129,7 @@ int build_ruleset(const struct options *o, int abi)
 	}
 	if (first >= 0)
 		close_fd_run(first, last);
-	/* Why no net rule: --no-net means no TCP port at all. */
+	/* Why no net rule with --no-net: it means no TCP port at all. */
+	add_net_rules(fd, o, abi);
 	return fd;
 }

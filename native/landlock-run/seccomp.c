@@ -1,6 +1,6 @@
 /*
  * seccomp.c - the one seccomp filter the command runs under: the rule
- * tables (metadata always, network with --no-net) and the BPF program
+ * tables (metadata always, network with --no-net or --net-proxy) and the BPF program
  * generated from them.
  */
 #define _GNU_SOURCE
@@ -9,6 +9,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,8 @@ enum verdict {
 	CREATE_MODE, /* refused when flags .a create (O_CREAT, O_TMPFILE) with mode .b setuid/setgid */
 	UNIX_SOCKET, /* allowed only for AF_UNIX stream or seqpacket (domain .a, type .b) */
 	NO_DEST,     /* allowed only with a NULL destination pointer in argument .a */
+	INET_STREAM, /* allowed only for AF_INET/AF_INET6 TCP (domain .a, type .b, protocol .b + 1) */
+	NO_FASTOPEN, /* refused when flags .a carry MSG_FASTOPEN */
 };
 
 struct rule {
@@ -137,7 +140,29 @@ static const struct rule net_rules[] = {
 	{ __NR_listen, DENY, 0, 0, EACCES },
 };
 
-#define MAX_RULES 32
+/*
+ * Why, with --net-proxy: the command may reach the host's proxy, and only
+ * it. Landlock's one TCP port rule decides where connect() goes, so the
+ * only sockets are TCP ones (UDP, raw, netlink, SCTP and MPTCP carry no
+ * Landlock rule; a DNS query would leave by UDP) and socketpair()s, which
+ * are connected at birth. No unix socket() at all: connect() is allowed
+ * here, and below ABI 9 nothing would keep it off /run/docker.sock.
+ * MSG_FASTOPEN would connect a TCP socket from sendto()/sendmsg() without
+ * passing Landlock's connect hook; sendto() with an address is refused
+ * as with --no-net. No bind() or listen(): nothing may wait for
+ * connections from outside (listen() on an unbound socket picks a port).
+ */
+static const struct rule proxy_rules[] = {
+	{ __NR_socket, INET_STREAM, 0, 1, EACCES },
+	{ __NR_socketpair, UNIX_SOCKET, 0, 1, EACCES },
+	{ __NR_sendto, NO_DEST, 4, 0, EACCES },
+	{ __NR_sendmsg, NO_FASTOPEN, 2, 0, EACCES },
+	{ __NR_sendmmsg, NO_FASTOPEN, 3, 0, EACCES },
+	{ __NR_bind, DENY, 0, 0, EACCES },
+	{ __NR_listen, DENY, 0, 0, EACCES },
+};
+
+#define MAX_RULES 40
 #define MAX_INSNS 256
 
 struct program {
@@ -198,6 +223,25 @@ static void emit_body(struct program *p, const struct rule *r)
 		emit(p, (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW));
 		emit(p, (struct sock_filter)SC_ERRNO(r->err));
 		return;
+	case INET_STREAM:
+		emit(p, (struct sock_filter)SC_LOAD(SC_ARG_LO(r->a)));
+		emit(p, (struct sock_filter)SC_JUMP(BPF_JEQ, AF_INET, 1, 0));
+		emit(p, (struct sock_filter)SC_JUMP(BPF_JEQ, AF_INET6, 0, 6));
+		emit(p, (struct sock_filter)SC_LOAD(SC_ARG_LO(r->b)));
+		emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf));
+		emit(p, (struct sock_filter)SC_JUMP(BPF_JEQ, SOCK_STREAM, 0, 3));
+		emit(p, (struct sock_filter)SC_LOAD(SC_ARG_LO(r->b + 1)));
+		emit(p, (struct sock_filter)SC_JUMP(BPF_JEQ, 0, 2, 0));
+		emit(p, (struct sock_filter)SC_JUMP(BPF_JEQ, IPPROTO_TCP, 1, 0));
+		emit(p, (struct sock_filter)SC_ERRNO(r->err));
+		emit(p, (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW));
+		return;
+	case NO_FASTOPEN:
+		emit(p, (struct sock_filter)SC_LOAD(SC_ARG_LO(r->a)));
+		emit(p, (struct sock_filter)SC_JUMP(BPF_JSET, MSG_FASTOPEN, 0, 1));
+		emit(p, (struct sock_filter)SC_ERRNO(r->err));
+		emit(p, (struct sock_filter)SC_RET(SECCOMP_RET_ALLOW));
+		return;
 	}
 	/* MODE_BITS and CREATE_MODE end with the mode in the accumulator */
 	emit(p, (struct sock_filter)SC_JUMP(BPF_JSET, SUID_SGID, 0, 1));
@@ -238,15 +282,18 @@ static int by_nr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void build_filter(struct program *p, int no_net)
+static void build_filter(struct program *p, int net)
 {
 	struct rule rules[MAX_RULES];
 	size_t i, n = sizeof(metadata_rules) / sizeof(metadata_rules[0]);
 
 	memcpy(rules, metadata_rules, sizeof(metadata_rules));
-	if (no_net) {
+	if (net == NET_OFF) {
 		memcpy(rules + n, net_rules, sizeof(net_rules));
 		n += sizeof(net_rules) / sizeof(net_rules[0]);
+	} else if (net == NET_PROXY) {
+		memcpy(rules + n, proxy_rules, sizeof(proxy_rules));
+		n += sizeof(proxy_rules) / sizeof(proxy_rules[0]);
 	}
 	qsort(rules, n, sizeof(rules[0]), by_nr);
 	for (i = 1; i < n; i++)
@@ -266,12 +313,12 @@ static void build_filter(struct program *p, int no_net)
 }
 
 /* One filter for both concerns: attaching is the expensive part. */
-void install_filter(int no_net)
+void install_filter(int net)
 {
 	static struct program prog;
 	struct sock_fprog fprog;
 
-	build_filter(&prog, no_net);
+	build_filter(&prog, net);
 	fprog.len = (unsigned short)prog.len;
 	fprog.filter = prog.insn;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog))

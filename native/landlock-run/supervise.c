@@ -91,7 +91,7 @@ static void exec_command(const struct child_args *c)
 	close(ruleset);
 	apply_limits(o);
 	join_fresh_session_keyring();
-	install_filter(o->no_net);
+	install_filter(net_mode(o));
 	if (sigprocmask(SIG_SETMASK, c->caller_mask, NULL))
 		fail("sigprocmask: %s", strerror(errno));
 	/* Why replace environ: the command gets exactly the --env entries,

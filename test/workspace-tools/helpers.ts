@@ -28,7 +28,7 @@ export interface Setup {
 
 let current: TestKernel | undefined
 
-export async function setup(opts: { mode?: 'read-only' | 'workspace-write' | 'danger-full-access'; config?: Record<string, unknown>; network?: 'off' | 'on' } = {}): Promise<Setup> {
+export async function setup(opts: { mode?: 'read-only' | 'workspace-write' | 'danger-full-access'; config?: Record<string, unknown>; network?: 'off' | 'on' | { allow: string[]; deny?: string[] } } = {}): Promise<Setup> {
   const ws = tmp('ws')
   const out = outsideDir()
   const k = await createTestKernel({

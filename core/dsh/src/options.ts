@@ -13,7 +13,8 @@ export interface KernelOptions {
   sandbox?: {
     mode?: SandboxMode
     workspace?: string
-    network?: 'off' | 'on'
+    /** off, on, or host patterns reached through the sandbox's proxy */
+    network?: 'off' | 'on' | { allow: string[]; deny?: string[] }
     /** where a policy may make anything writable (default: the workspace) */
     allowedRoots?: string[]
     /** which local backends to try, in order (default: the platform's chain) */
@@ -54,7 +55,14 @@ export const KernelOptionsSchema = Schema.object({
     mode: Schema.union([...SANDBOX_MODES]).default('read-only')
       .description('The default sandbox mode: read-only writes nothing; workspace-write lets commands and write/edit change the workspace (protected paths stay read-only); danger-full-access confines nothing.'),
     workspace: Schema.string().description('The workspace directory. Default: the current directory.'),
-    network: Schema.union(['off', 'on'] as const).default('off').description('Whether confined commands may use the network.'),
+    network: Schema.union([
+      Schema.const('off'),
+      Schema.const('on'),
+      Schema.object({
+        allow: Schema.array(Schema.string()).required().description('Host patterns confined commands may reach: example.com (that name), *.example.com (the names below it), * (every name), or an IP address; [] for none.'),
+        deny: Schema.array(Schema.string()).description('Host patterns refused even when allow matches them (same syntax).'),
+      }),
+    ]).default('off').description('Whether confined commands may use the network: off, on, or { allow, deny } — only the listed hosts, through a proxy the sandbox runs on the host (HTTP CONNECT and SOCKS5, no DNS inside; each connection is recorded as sandbox/network).'),
     // no schema default: an absent list means the service's default, an empty one means none
     allowedRoots: Schema.array(Schema.string()).default(undefined as unknown as string[]).description('Where a policy may make anything writable. Default: the workspace.'),
     backends: Schema.array(Schema.union(['bwrap', 'landlock-ns', 'landlock', 'seatbelt', 'windows-acl'] as const)).default(undefined as unknown as never[])

@@ -11,9 +11,20 @@ export function sandboxEnv(home: string): Record<string, string> {
   return { PATH: SANDBOX_PATH, HOME: home, LANG: 'C.UTF-8' }
 }
 
-/** The whole environment a confined command of `policy` starts with (the argv sets it itself). */
-export function confinedEnv(policy: { readonly workspace: string }): Readonly<Record<string, string>> {
-  return Object.freeze(sandboxEnv(policy.workspace))
+/**
+ * The whole environment a confined command of `policy` starts with (the argv
+ * sets it itself). With a proxy, the variables tools read to use one, in both
+ * cases: HTTP for http(s) clients, SOCKS5 with remote name resolution for the
+ * rest (`socks5h`: the command has no DNS, the proxy resolves).
+ */
+export function confinedEnv(policy: { readonly workspace: string; readonly proxy?: { readonly port: number } }): Readonly<Record<string, string>> {
+  const env = sandboxEnv(policy.workspace)
+  if (policy.proxy) {
+    const http = `http://127.0.0.1:${policy.proxy.port}`
+    const socks = `socks5h://127.0.0.1:${policy.proxy.port}`
+    Object.assign(env, { HTTP_PROXY: http, HTTPS_PROXY: http, ALL_PROXY: socks, http_proxy: http, https_proxy: http, all_proxy: socks })
+  }
+  return Object.freeze(env)
 }
 
 /** `--env NAME=VALUE` for each variable, as landlock-run takes them. */

@@ -8,6 +8,7 @@ import { realpathSync, statSync } from 'node:fs'
 import { isAbsolute, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
+import { resolveNetwork } from './network/policy.js'
 import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
 
 function invalid(field: string, message: string, value?: unknown): never {
@@ -72,8 +73,7 @@ export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], 
   for (const key of Object.keys(policy)) if (!KEYS.has(key)) invalid(key, 'is not a policy field')
   const p = policy as SandboxPolicy
   if (!isSandboxMode(p.mode)) invalid('mode', `must be one of ${SANDBOX_MODES.join(', ')}`, p.mode)
-  const network = p.network ?? 'off'
-  if (network !== 'off' && network !== 'on') invalid('network', 'must be "off" or "on"', p.network)
+  const network = resolveNetwork(p.network)
   const workspace = realDirectory('workspace', p.workspace)
   if (p.writableRoots !== undefined && !Array.isArray(p.writableRoots)) invalid('writableRoots', 'must be an array of paths', p.writableRoots)
   const extra = (p.writableRoots ?? []).map((root, i) => realDirectory(`writableRoots[${i}]`, root))

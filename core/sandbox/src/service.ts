@@ -7,6 +7,7 @@
  */
 import { Context, Service } from 'cordis'
 import { realpathSync } from 'node:fs'
+import type { LookupFunction } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import Schema from 'schemastery'
 import { describeError, KernelError, rejectUnknownKeys, type Session, type SessionEvent } from '@dsh/kernel'
@@ -16,9 +17,12 @@ import { confinedEnv } from './env.js'
 import { leaseProtected } from './ledger.js'
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
 import { protectedPathsOf } from './protected.js'
+import { sessionRecorder, type ConfineCall } from './network/events.js'
+import { isProxied, resolveNetwork, type NetworkPolicy } from './network/policy.js'
+import { NetworkProxy, type ProxyLease } from './network/proxy.js'
 import { LOCAL_BACKENDS, localProviders, type LocalBackend } from './providers/local.js'
 import {
-  SANDBOX_MODES, type CandidateStatus, type Confined, type NetworkPolicy, type ProbeResult, type ResolvedPolicy,
+  SANDBOX_MODES, type CandidateStatus, type Confined, type ProbeResult, type ResolvedPolicy,
   type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxStatus,
 } from './types.js'
 
@@ -33,8 +37,10 @@ export interface SandboxConfig {
   mode?: SandboxMode
   /** the default workspace (default the current directory) */
   workspace?: string
-  /** the default network policy (default `off`) */
+  /** the default network policy (default `off`): `off`, `on`, or `{ allow, deny? }` host patterns reached through the proxy */
   network?: NetworkPolicy
+  /** how the network proxy resolves names (programmatic only; default node's dns.lookup) */
+  lookup?: LookupFunction
   /** where a policy may make anything writable (default: the workspace) */
   allowedRoots?: string[]
   /** which local backends to try, in order (default: the platform's chain) */
@@ -51,13 +57,14 @@ export interface SandboxConfig {
 export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
   mode: Schema.union([...SANDBOX_MODES] as SandboxMode[]),
   workspace: Schema.string(),
-  network: Schema.union(['off', 'on'] as const),
+  network: Schema.union([Schema.const('off'), Schema.const('on'), Schema.object({ allow: Schema.array(Schema.string()).required(), deny: Schema.array(Schema.string()) })]) as Schema<NetworkPolicy>,
+  lookup: Schema.function() as unknown as Schema<LookupFunction>,
   allowedRoots: Schema.array(Schema.string()),
   backends: Schema.array(Schema.union(LOCAL_BACKENDS as LocalBackend[])),
   limits: Schema.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, Schema.natural()])) as Record<keyof SandboxLimits, Schema<number>>),
 })
 
-type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits'>> & { limits: ResolvedLimits }
+type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup'>> & { limits: ResolvedLimits }
 
 interface Candidate {
   provider: SandboxProvider
@@ -72,11 +79,16 @@ export class SandboxService extends Service {
   private probes = new WeakMap<SandboxProvider, Promise<ProbeResult>>()
   private results = new WeakMap<SandboxProvider, ProbeResult>()
   private modes = new ModeTracker()
+  private lookup?: LookupFunction
+  private proxy?: NetworkProxy
 
   constructor(ctx: Context, config: SandboxConfig = {}) {
     super(ctx, 'sandbox', true)
     this.defaults = checkConfig(config)
+    this.lookup = config.lookup
     this.local = localProviders(process.platform, config.backends).map((provider) => ({ provider, source: 'local' as const }))
+    // the proxy lives as long as the service: its leases end with it, and a command still running loses its network
+    ctx.on('dispose', () => this.proxy?.close())
   }
 
   /** Register a provider, tried before the local chain; removed with the calling plugin. */
@@ -91,16 +103,46 @@ export class SandboxService extends Service {
     })
   }
 
-  /** Confine one command, or throw SANDBOX_UNAVAILABLE / INVALID_POLICY. */
-  async confine(argv: readonly string[], policy: SandboxPolicy): Promise<Confined> {
+  /**
+   * Confine one command, or throw SANDBOX_UNAVAILABLE / INVALID_POLICY. A policy
+   * whose network lists hosts needs `call`, the session and call its
+   * connections are recorded for (`sandbox/network`).
+   */
+  async confine(argv: readonly string[], policy: SandboxPolicy, call?: ConfineCall): Promise<Confined> {
     const command = checkArgv(argv)
     const resolved = this.resolve(policy)
     if (resolved.mode === 'danger-full-access') {
-      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced: Object.freeze([]), env: Object.freeze({}), cleanup: () => [] })
+      // nothing confines the command, host patterns included: said, not hidden
+      const unenforced = Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : [])
+      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), cleanup: () => [] })
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
-    return this.build(chosen.provider, command, resolved)
+    if (!isProxied(resolved.network)) return this.build(chosen.provider, command, resolved)
+    const lease = await this.openProxy(chosen.provider, resolved, call)
+    try {
+      return this.build(chosen.provider, command, { ...resolved, proxy: lease.endpoint }, lease)
+    } catch (error) {
+      lease.close()
+      throw error
+    }
+  }
+
+  /** This call's listener on the proxy (started with the first call that needs it). */
+  private async openProxy(provider: SandboxProvider, policy: ResolvedPolicy, call: ConfineCall | undefined): Promise<ProxyLease> {
+    if (!isProxied(policy.network)) throw new Error('unreachable: the policy lists no hosts')
+    if (!provider.networkProxy) {
+      throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} cannot confine the network by host (network: { allow }); use network "off" or "on" with it`)
+    }
+    if (!call || typeof call.callId !== 'string' || typeof call.session?.write !== 'function') {
+      throw new KernelError('INVALID_POLICY', 'sandbox policy: network lists hosts, so confine() needs the call (its session and callId) to record each connection as sandbox/network', { details: { field: 'network' } })
+    }
+    this.proxy ??= new NetworkProxy({ lookup: this.lookup })
+    try {
+      return await this.proxy.open(policy.network, provider.networkProxy, sessionRecorder(call))
+    } catch (error) {
+      throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox's network proxy could not listen for the command: ${describeError(error)}`, { cause: error })
+    }
   }
 
   /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */
@@ -201,7 +243,7 @@ export class SandboxService extends Service {
     return parts.length ? parts.join('; ') : `no backend exists for ${process.platform}`
   }
 
-  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy): Confined {
+  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease): Confined {
     // Why first: a protected symlink that leads to a writable root is a policy that cannot be enforced (INVALID_POLICY)
     const protectedPaths = protectedPathsOf(policy.writableRoots)
     let made
@@ -220,7 +262,11 @@ export class SandboxService extends Service {
       enforcement: made.enforcement,
       unenforced: Object.freeze([...made.unenforced]),
       env: confinedEnv(policy),
-      cleanup: () => lease.release(),
+      cleanup: () => {
+        // Why first: once the command is gone nothing may use its listener
+        proxy?.close()
+        return lease.release()
+      },
     })
   }
 }
@@ -234,6 +280,11 @@ function checkConfig(config: SandboxConfig): Defaults {
     throw new KernelError('INVALID_CONFIG', `sandbox config: ${describeError(error)}`, { cause: error })
   }
   const checked = config
+  try {
+    resolveNetwork(checked.network, 'sandbox config', 'sandbox.network')
+  } catch (error) {
+    throw new KernelError('INVALID_CONFIG', describeError(error), { cause: error, details: { path: (error as KernelError).details?.field ?? 'sandbox.network' } })
+  }
   const workspace = resolve(checked.workspace ?? process.cwd())
   const allowedRoots = (checked.allowedRoots ?? [workspace]).map((root, i) => {
     if (!isAbsolute(root)) throw new KernelError('INVALID_CONFIG', `sandbox.allowedRoots[${i}] must be an absolute path (got ${JSON.stringify(root)})`)

@@ -4,11 +4,11 @@
  */
 import type { JsonValue, SandboxMode } from '@dsh/kernel'
 import type { ResolvedLimits, SandboxLimits } from './limits.js'
+import type { NetworkPolicy, ResolvedNetwork } from './network/policy.js'
+import type { ProxyEndpoint, ProxyKind } from './network/proxy.js'
 
 export type { SandboxMode } from '@dsh/kernel'
 export { SANDBOX_MODES } from '@dsh/kernel'
-
-export type NetworkPolicy = 'off' | 'on'
 
 /** What a caller asks for. Paths must be absolute; network is off unless asked. */
 export interface SandboxPolicy {
@@ -29,8 +29,11 @@ export interface ResolvedPolicy {
   readonly workspace: string
   /** real paths of every writable directory, the workspace first; empty unless `workspace-write` */
   readonly writableRoots: readonly string[]
-  readonly network: NetworkPolicy
+  /** `off`, `on`, or host patterns the command reaches through the sandbox's proxy */
+  readonly network: ResolvedNetwork
   readonly limits: ResolvedLimits
+  /** the proxy this one command reaches, set by the service when `network` lists hosts */
+  readonly proxy?: ProxyEndpoint
 }
 
 export type Enforcement = 'full' | 'partial'
@@ -84,6 +87,12 @@ export interface SandboxProvider {
   platforms: readonly NodeJS.Platform[]
   /** called once (memoised): really run a read-only profile and check that a write is refused */
   probe(): Promise<ProbeResult>
+  /**
+   * How this backend lets a command reach the proxy when the policy lists hosts
+   * (a port on 127.0.0.1, or a unix socket it bridges in); a backend without
+   * one cannot confine the network by domain, and such a policy fails.
+   */
+  networkProxy?: ProxyKind
   /** build the argv; only called after a successful probe, with a checked policy */
   confine(argv: readonly string[], policy: ResolvedPolicy): ProviderConfined
 }

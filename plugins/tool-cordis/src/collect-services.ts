@@ -17,7 +17,7 @@ interface PromptView {
 }
 
 interface SandboxView {
-  defaults?: { mode: string; workspace: string; network: string; allowedRoots: readonly string[] }
+  defaults?: { mode: string; workspace: string; network: string | { allow: readonly string[]; deny?: readonly string[] }; allowedRoots: readonly string[] }
   status(): {
     chosen?: string
     candidates: Array<{ name: string; source: string; platforms: readonly string[]; probe?: { available: boolean; reason?: string; path?: string; details?: unknown } }>
@@ -71,6 +71,13 @@ function probeInfo(probe: { available: boolean; reason?: string; path?: string; 
   }
 }
 
+/** `off`, `on`, or the host patterns (`hosts a.example, *.b.example except c.b.example`). */
+function networkLabel(network: NonNullable<SandboxView['defaults']>['network']): string {
+  if (typeof network === 'string') return network
+  const deny = network.deny?.length ? ` except ${network.deny.join(', ')}` : ''
+  return `hosts ${network.allow.length ? network.allow.join(', ') : '(none)'}${deny}`
+}
+
 export function collectSandbox(ctx: Context): SandboxInfo | null {
   const sandbox = service<SandboxView>(ctx, 'sandbox')
   if (!sandbox || typeof sandbox.status !== 'function') return null
@@ -78,7 +85,7 @@ export function collectSandbox(ctx: Context): SandboxInfo | null {
   const d = sandbox.defaults
   return {
     chosen: status.chosen ?? null,
-    defaults: d ? { mode: d.mode, workspace: d.workspace, network: d.network, allowedRoots: [...d.allowedRoots] } : null,
+    defaults: d ? { mode: d.mode, workspace: d.workspace, network: networkLabel(d.network), allowedRoots: [...d.allowedRoots] } : null,
     candidates: status.candidates.map((candidate) => ({
       name: candidate.name,
       source: candidate.source,

@@ -3,7 +3,9 @@
  * private /tmp, /proc and /dev, the writable roots bound read-write (bwrap
  * makes every bind nosuid and nodev), the protected paths inside them bound
  * read-only again; and the namespaces: user, pid, ipc, and net when the
- * network is off. Inside it the command runs through `landlock-run`, which
+ * network is off or lists hosts (then the host's proxy is bridged in: its
+ * unix socket bound at a fixed path, and the launcher's relay listening on
+ * 127.0.0.1 inside the namespace). Inside it the command runs through `landlock-run`, which
  * adds what bwrap lacks: it closes inherited fds, empties the bounding set,
  * refuses setuid/setgid modes and chown (bwrap's writable roots would
  * otherwise let a root command plant a setuid binary), and with the network
@@ -15,6 +17,7 @@ import { checkBinary, findSystemBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
+import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { protectedPathsOf } from '../protected.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -47,11 +50,22 @@ export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; ab
   return out
 }
 
+/** Where the proxy's unix socket appears inside the sandbox (on its private /tmp, where no host file can be in the way). */
+export const BRIDGED_PROXY_SOCKET = '/tmp/.dsh-proxy.sock'
+
+/** The launcher's network arguments: none (on), --no-net (off), or the proxy's port and the relay (hosts). */
+function networkArgs(policy: ResolvedPolicy): string[] {
+  if (policy.network === 'off') return ['--no-net']
+  if (!isProxied(policy.network)) return []
+  if (!policy.proxy?.socket) throw new Error('network lists hosts but the call has no proxy socket')
+  return ['--net-proxy', String(policy.proxy.port), '--net-forward', BRIDGED_PROXY_SOCKET]
+}
+
 export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string[], policy: ResolvedPolicy): string[] {
-  const off = policy.network === 'off'
+  const net = networkArgs(policy)
   const args = [
     bwrap,
-    '--unshare-user', '--unshare-pid', '--unshare-ipc', ...(off ? ['--unshare-net'] : []),
+    '--unshare-user', '--unshare-pid', '--unshare-ipc', ...(policy.network !== 'on' ? ['--unshare-net'] : []),
     // Why no --new-session: the launcher inside leaves the terminal itself (its own process group,
     // TIOCNOTTY), and a new session would cost a scheduler autogroup per call
     '--die-with-parent', '--cap-drop', 'ALL',
@@ -62,6 +76,8 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
     '--dev', '/dev',
     // Why: a launcher installed under /tmp (a checkout there) would be hidden by the private /tmp
     '--ro-bind', launcher, launcher,
+    // Why a bind, not a path under the workspace: the socket is the host's, in a directory only the proxy can write
+    ...(policy.proxy?.socket ? ['--bind', policy.proxy.socket, BRIDGED_PROXY_SOCKET] : []),
   ]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--bind', root, root)
@@ -73,8 +89,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   // the whole PID namespace along, so a supervising process inside would only cost a clone and two wake-ups
   args.push('--chdir', policy.workspace, '--', launcher, '--no-supervisor', ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   for (const root of policy.writableRoots) args.push('--rw', root)
-  if (off) args.push('--no-net')
-  args.push('--', ...argv)
+  args.push(...net, '--', ...argv)
   return args
 }
 
@@ -95,6 +110,7 @@ export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
   return {
     name: 'bwrap',
     platforms: ['linux'],
+    networkProxy: 'unix',
     async probe(): Promise<ProbeResult> {
       const found = options.bwrap ? checkBinary(options.bwrap) : findSystemBinary('bwrap')
       if ('reason' in found) return { available: false, reason: found.reason }

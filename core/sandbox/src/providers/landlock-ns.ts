@@ -15,6 +15,7 @@ import { checkBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs } from '../limits.js'
+import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { bwrapUnenforced, protectedBinds } from './bwrap.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -37,6 +38,11 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
   args.push('--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   if (policy.network === 'off') args.push('--no-net')
+  else if (isProxied(policy.network)) {
+    // Why no namespace of its own here: the command reaches the proxy's port on the host's loopback, and Landlock's rule allows that port only
+    if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')
+    args.push('--net-proxy', String(policy.proxy.port))
+  }
   args.push('--', ...argv)
   return args
 }
@@ -46,6 +52,7 @@ export function landlockNsProvider(options: LandlockNsOptions = {}): SandboxProv
   return {
     name: 'landlock-ns',
     platforms: ['linux'],
+    networkProxy: 'tcp',
     async probe(): Promise<ProbeResult> {
       const found = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
       if ('reason' in found) return { available: false, reason: found.reason }
@@ -56,7 +63,8 @@ export function landlockNsProvider(options: LandlockNsOptions = {}): SandboxProv
     confine(argv, policy): ProviderConfined {
       if (!launcher) throw new Error('landlock-ns provider used before a successful probe')
       // Why bwrap's list: the same mounts leave the same gaps (absent protected paths, symlinks, unix sockets with the network on)
-      const unenforced = bwrapUnenforced(policy)
+      // and Landlock's, with hosts: its TCP rule names the proxy's port, not the address
+      const unenforced = [...bwrapUnenforced(policy), ...(isProxied(policy.network) ? ['proxy-port-any-address'] : [])]
       return { argv: landlockNsArgs(launcher, argv, policy), enforcement: unenforced.length ? 'partial' : 'full', unenforced }
     },
   }

@@ -10,6 +10,7 @@ import { checkBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
+import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
@@ -41,6 +42,10 @@ export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
   if (policy.network === 'off') args.push('--no-net')
+  else if (isProxied(policy.network)) {
+    if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')
+    args.push('--net-proxy', String(policy.proxy.port))
+  }
   return args
 }
 
@@ -50,6 +55,8 @@ export function landlockUnenforced(policy: ResolvedPolicy, probe: LauncherProbe)
   if (policy.mode === 'workspace-write') gaps.push('protected-paths')
   if (policy.network === 'on' && probe.abi < 9) gaps.push('pathname-unix-sockets')
   if (probe.abi < 6) gaps.push('signals-outside')
+  // Why: Landlock's TCP rule names a port, not an address: a host elsewhere listening on the proxy's port number is reachable too
+  if (isProxied(policy.network)) gaps.push('proxy-port-any-address')
   return [...gaps, ...limitsUnenforced()]
 }
 
@@ -63,6 +70,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
   return {
     name: 'landlock',
     platforms: ['linux'],
+    networkProxy: 'tcp',
     async probe(): Promise<ProbeResult> {
       const found = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
       if ('reason' in found) return { available: false, reason: found.reason }
@@ -86,6 +94,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
     },
     confine(argv, policy): ProviderConfined {
       if (!launcher || !info) throw new Error('landlock provider used before a successful probe')
+      if (isProxied(policy.network) && info.abi < 4) throw new Error(`network by host needs Landlock ABI 4 (TCP rules, Linux 6.7); this kernel has ABI ${info.abi}`)
       const unenforced = landlockUnenforced(policy, info)
       return { argv: build(argv, policy), enforcement: 'partial', unenforced }
     },

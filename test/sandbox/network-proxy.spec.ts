@@ -1,0 +1,257 @@
+// The network proxy and the host patterns on their own, with real sockets on
+// loopback: what a pattern matches (and the addresses in disguise it never
+// matches), bad patterns named by key path, the proxy's two protocols, and
+// every way it fails closed — a record that cannot be written, a client that
+// never says what it wants, a lease or a proxy that is closed, a backend
+// that cannot bridge the proxy, a call that cannot be recorded.
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { KernelError, Session } from '@dsh/kernel'
+import { hostAllowed, NetworkProxy, resolveNetwork, SandboxService, type ProxyConnection, type ResolvedNetworkRules } from '@dsh/sandbox'
+import { startWeb, testLookup, type Web } from './network-helpers.js'
+
+const rules = (allow: string[], deny: string[] = []) => resolveNetwork({ allow, deny }) as ResolvedNetworkRules
+
+describe('host patterns', () => {
+  it('a name matches itself; *.name the names below it, not the name; * every name but no address', () => {
+    const r = rules(['example.com', '*.svc.example'])
+    expect(hostAllowed(r, 'example.com')).toBe(true)
+    expect(hostAllowed(r, 'EXAMPLE.com.')).toBe(true)
+    expect(hostAllowed(r, 'www.example.com')).toBe(false)
+    expect(hostAllowed(r, 'a.svc.example')).toBe(true)
+    expect(hostAllowed(r, 'a.b.svc.example')).toBe(true)
+    expect(hostAllowed(r, 'svc.example')).toBe(false)
+    expect(hostAllowed(r, 'evilsvc.example')).toBe(false)
+    expect(hostAllowed(rules(['*']), 'anything.test')).toBe(true)
+    expect(hostAllowed(rules(['*']), '127.0.0.1')).toBe(false)
+    expect(hostAllowed(rules(['*']), '::1')).toBe(false)
+  })
+
+  it('addresses in disguise are refused even under *: getaddrinfo would read them as 127.0.0.1', () => {
+    for (const host of ['2130706433', '0x7f.1', '127.1', '0177.0.0.1', 'foo.0x7f']) expect(hostAllowed(rules(['*']), host), host).toBe(false)
+  })
+
+  it('an address matches only when listed, in any spelling of it; deny wins over allow', () => {
+    const r = rules(['127.0.0.1', '[::1]', '*.test'], ['bad.test'])
+    expect(hostAllowed(r, '127.0.0.1')).toBe(true)
+    expect(hostAllowed(r, '0000:0000:0000:0000:0000:0000:0000:0001')).toBe(true)
+    expect(hostAllowed(r, '[::1]')).toBe(true)
+    expect(hostAllowed(r, '::ffff:127.0.0.1')).toBe(false)
+    expect(hostAllowed(r, 'ok.test')).toBe(true)
+    expect(hostAllowed(r, 'bad.test')).toBe(false)
+    expect(hostAllowed(rules([]), 'ok.test')).toBe(false)
+  })
+
+  it('names are compared in their ASCII form; invalid names never match', () => {
+    expect(hostAllowed(rules(['bücher.example']), 'xn--bcher-kva.example')).toBe(true)
+    for (const host of ['', 'a..b', '-a.test', 'a b.test', 'a.test/x', 'a.test:80']) expect(hostAllowed(rules(['*']), host), host).toBe(false)
+  })
+
+  it('a bad pattern or shape is INVALID_POLICY naming the key path', () => {
+    const bad = (value: unknown) => {
+      try {
+        resolveNetwork(value)
+      } catch (error) {
+        expect(error).toBeInstanceOf(KernelError)
+        return (error as KernelError).message
+      }
+      throw new Error('accepted')
+    }
+    expect(bad({ allow: ['*.*.com'] })).toMatch(/network\.allow\[0\] "\*\.\*\.com" is not a host pattern: use a name \(example\.com\), \*\.example\.com/)
+    expect(bad({ allow: ['ok.test'], deny: ['http://x.test'] })).toMatch(/network\.deny\[0\]/)
+    expect(bad({ allow: ['ok.test:443'] })).toMatch(/network\.allow\[0\]/)
+    expect(bad({ deny: [] })).toMatch(/network\.allow is required/)
+    expect(bad({ allow: 'ok.test' })).toMatch(/network\.allow must be an array/)
+    expect(bad({ allow: [], ports: [] })).toMatch(/network\.ports is not a key of network/)
+    expect(bad(true)).toMatch(/network must be "off", "on" or \{ allow/)
+    expect(resolveNetwork('on')).toBe('on')
+    expect(resolveNetwork(undefined)).toBe('off')
+  })
+})
+
+type Step = [send: Buffer | string, until: (data: Buffer) => boolean]
+
+/** On a fresh connection to the lease, send each step once the previous one's answer came; all that was read (until it closes). */
+function talk(port: number, ...steps: Step[]): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1')
+    let data = Buffer.alloc(0)
+    let step = 0
+    const done = () => {
+      socket.destroy()
+      resolve(data)
+    }
+    socket.on('data', (chunk) => {
+      data = Buffer.concat([data, chunk])
+      if (!steps[step][1](data)) return
+      if (++step === steps.length) return done()
+      socket.write(steps[step][0])
+    })
+    socket.on('close', done)
+    socket.on('error', done)
+    socket.write(steps[0][0])
+  })
+}
+
+/** A SOCKS5 client's steps: greeting (no auth), then CONNECT to host:port by name. */
+const socks = (host: string, port: number): Step[] => [
+  [Buffer.from([5, 1, 0]), (d) => d.length >= 2],
+  [Buffer.concat([Buffer.from([5, 1, 0, 3, host.length]), Buffer.from(host), Buffer.from([port >> 8, port & 255])]), (d) => d.length >= 12],
+]
+
+describe('the network proxy', () => {
+  let web: Web
+  beforeAll(async () => {
+    web = await startWeb()
+  })
+  afterAll(() => web.close())
+
+  it('tunnels CONNECT and SOCKS5 to an allowed name, resolved by its own lookup, and records each attempt', async () => {
+    const seen: ProxyConnection[] = []
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['allowed.test']), 'tcp', (c) => seen.push(c))
+    try {
+      const get = `GET / HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n`
+      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\nHost: allowed.test\r\n\r\n`, (d) => d.includes('\r\n\r\n')], [get, (d) => d.includes('hello')])
+      expect(connect.toString()).toMatch(/^HTTP\/1\.1 200 Connection Established[\s\S]*hello allowed\.test$/)
+      const tunnel = await talk(lease.endpoint.port, ...socks('allowed.test', web.port), [get, (d) => d.includes('hello')])
+      expect([...tunnel.subarray(0, 4)]).toEqual([5, 0, 5, 0])
+      expect(tunnel.toString()).toMatch(/hello allowed\.test$/)
+      expect(seen).toEqual([{ host: 'allowed.test', port: web.port, allowed: true }, { host: 'allowed.test', port: web.port, allowed: true }])
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('refuses a name outside the list: 403 for HTTP, "not allowed" for SOCKS5, and nothing reaches the server', async () => {
+    const before = web.hits.length
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {})
+    try {
+      const connect = await talk(lease.endpoint.port, [`CONNECT denied.test:${web.port} HTTP/1.1\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect(connect.toString()).toMatch(/^HTTP\/1\.1 403 /)
+      const plain = await talk(lease.endpoint.port, [`GET http://denied.test:${web.port}/ HTTP/1.1\r\nHost: denied.test\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect(plain.toString()).toMatch(/^HTTP\/1\.1 403 /)
+      const refused = await talk(lease.endpoint.port, ...socks('denied.test', web.port))
+      expect([...refused.subarray(0, 4)]).toEqual([5, 0, 5, 2])
+      expect(web.hits.length).toBe(before)
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('a record that cannot be written refuses the connection (no log, no allow)', async () => {
+    const before = web.hits.length
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {
+      throw new Error('disk full')
+    })
+    try {
+      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect(connect.toString()).toMatch(/^HTTP\/1\.1 403 /)
+      const refused = await talk(lease.endpoint.port, ...socks('allowed.test', web.port))
+      expect(refused[3]).toBe(2)
+      expect(web.hits.length).toBe(before)
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('a client that never says what it wants is dropped after the handshake deadline', async () => {
+    const proxy = new NetworkProxy({ lookup: testLookup, handshakeTimeoutMs: 200 })
+    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {})
+    try {
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(lease.endpoint.port, '127.0.0.1')
+        socket.on('close', () => resolve(true))
+        setTimeout(() => resolve(false), 5000).unref()
+      })
+      expect(closed).toBe(true)
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('a closed lease refuses connections and cuts its tunnels; a closed proxy opens no lease', async () => {
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {})
+    const tunnel = net.connect(lease.endpoint.port, '127.0.0.1')
+    await new Promise<void>((resolve) => {
+      tunnel.once('data', () => resolve())
+      tunnel.write(`CONNECT allowed.test:${web.port} HTTP/1.1\r\n\r\n`)
+    })
+    const cut = new Promise<void>((resolve) => tunnel.on('close', () => resolve()))
+    lease.close()
+    await cut
+    const refused = await new Promise<string>((resolve) => net.connect(lease.endpoint.port, '127.0.0.1').on('error', (e: NodeJS.ErrnoException) => resolve(String(e.code))).on('connect', () => resolve('open')))
+    expect(refused).toBe('ECONNREFUSED')
+    proxy.close()
+    await expect(proxy.open(rules(['allowed.test']), 'tcp', () => {})).rejects.toThrow(/closed/)
+  })
+
+  it('a unix lease listens in a directory only its owner can enter, removed when it closes', async () => {
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['allowed.test']), 'unix', () => {})
+    const dir = path.dirname(lease.endpoint.socket!)
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
+    expect(fs.statSync(lease.endpoint.socket!).isSocket()).toBe(true)
+    lease.close()
+    expect(fs.existsSync(dir)).toBe(false)
+    proxy.close()
+  })
+})
+
+describe('the sandbox service with host patterns', () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-net-service-')))
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+  async function service(config: Record<string, unknown> = {}) {
+    const ctx = new Context()
+    ctx.plugin(SandboxService, { workspace: dir, ...config })
+    await ctx.start()
+    return { ctx, sandbox: ctx.get('sandbox') as SandboxService }
+  }
+
+  it('a bad pattern in the config is INVALID_CONFIG naming sandbox.network.allow[i]', () => {
+    expect(() => new SandboxService(new Context(), { network: { allow: ['ok.test', 'a b'] } })).toThrow(/sandbox config: sandbox\.network\.allow\[1\] "a b" is not a host pattern/)
+  })
+
+  it('hosts need the call to record connections for; a backend that cannot bridge the proxy refuses them', async () => {
+    const { ctx, sandbox } = await service({ backends: [] })
+    try {
+      // a provider without networkProxy (think seatbelt, or a plugin's own)
+      sandbox.provide({ name: 'plain', platforms: [process.platform], probe: async () => ({ available: true }), confine: (argv) => ({ argv: [...argv], enforcement: 'full', unenforced: [] }) })
+      const session = new Session(path.join(dir, 'sessions'), { id: 'svc' })
+      await expect(sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: dir, network: { allow: ['a.test'] } })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringMatching(/plain cannot confine the network by host/) })
+      await expect(sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: dir, network: { allow: ['a.test'] } }, { session, callId: 'c1' })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE' })
+      session.close()
+    } finally {
+      await ctx.stop()
+    }
+  })
+
+  it('without the call, a policy with hosts is INVALID_POLICY; danger-full-access says the hosts are not enforced', async () => {
+    const { ctx, sandbox } = await service({ backends: [] })
+    try {
+      sandbox.provide({ name: 'bridging', networkProxy: 'tcp', platforms: [process.platform], probe: async () => ({ available: true }), confine: (argv) => ({ argv: [...argv], enforcement: 'full', unenforced: [] }) })
+      await expect(sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: dir, network: { allow: ['a.test'] } })).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringMatching(/needs the call/) })
+      // with the call: a lease, its port in the environment, closed by cleanup
+      const session = new Session(path.join(dir, 'sessions'), { id: 'svc2' })
+      const confined = await sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: dir, network: { allow: ['a.test'] } }, { session, callId: 'c2' })
+      const port = Number(/:(\d+)$/.exec(confined.env.HTTP_PROXY)![1])
+      expect(confined.env).toMatchObject({ HTTPS_PROXY: `http://127.0.0.1:${port}`, https_proxy: `http://127.0.0.1:${port}`, all_proxy: `socks5h://127.0.0.1:${port}` })
+      confined.cleanup()
+      const refused = await new Promise<string>((resolve) => net.connect(port, '127.0.0.1').on('error', (e: NodeJS.ErrnoException) => resolve(String(e.code))).on('connect', () => resolve('open')))
+      expect(refused).toBe('ECONNREFUSED')
+      session.close()
+      const free = await sandbox.confine(['/bin/true'], { mode: 'danger-full-access', workspace: dir, network: { allow: ['a.test'] } })
+      expect(free).toMatchObject({ backend: 'none', unenforced: ['network-hosts'] })
+    } finally {
+      await ctx.stop()
+    }
+  })
+})
