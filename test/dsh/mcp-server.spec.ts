@@ -156,13 +156,13 @@ describe('reading an elicitation answer', () => {
     await client.connect(clientSide)
     expect((await client.callTool({ name: 'guarded', arguments: {} })).isError).toBe(false)
     expect(seen).toEqual([true])
-    const schema = (forms[0] as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema
+    const schema = (forms[0] as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema
     expect(schema.properties.decision.enum).toContain('allow for this session')
     expect(server.session!.events().filter((e) => e.type === 'approval/granted')).toHaveLength(1)
 
     // a request from a gate that records no grants (grantable unset): not offered, and a client that answers it anyway approves nothing
     const request = { exec: { callId: 'c', name: 'guarded', arguments: {} }, session: server.session, signal: new AbortController().signal } as unknown as ApprovalRequestEvent
-    const form = approvalForm(request) as { message: string; requestedSchema: { properties: { decision: { enum: string[] } } } }
+    const form = approvalForm(request) as unknown as { message: string; requestedSchema: { properties: { decision: { enum: string[] } } } }
     expect(form.requestedSchema.properties.decision.enum).toEqual(['allow once', 'deny'])
     expect(form.message).not.toContain('for the rest of this session')
     expect(readAnswer({ action: 'accept', content: { decision: 'allow for this session' } }, false).kind).toBe('unavailable')

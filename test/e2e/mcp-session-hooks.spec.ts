@@ -11,7 +11,8 @@ import { connect, mcpServers, until } from './mcp-helpers.js'
 
 const start = mcpServers()
 
-const record = (name: string) => ({ type: 'command', command: `cat > "$CLAUDE_PROJECT_DIR/${name}.json"` })
+// written whole, then renamed: the test never reads a file the hook is still writing
+const record = (name: string) => ({ type: 'command', command: `cat > "$CLAUDE_PROJECT_DIR/${name}.part" && mv "$CLAUDE_PROJECT_DIR/${name}.part" "$CLAUDE_PROJECT_DIR/${name}.json"` })
 
 describe('dsh mcp runs SessionStart and SessionEnd hooks', { timeout: 90_000 }, () => {
   it('startup at connect, SessionEnd at close (audited in the log), resume with --session', async () => {
