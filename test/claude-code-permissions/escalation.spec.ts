@@ -15,6 +15,7 @@ import * as workspaceTools from '@dsh/workspace-tools'
 import type { ApprovalRequestEvent } from '@dsh/approval'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import { sandboxBackend, skipWhen } from '../backends.js'
+import { plugApprover } from './kernel.js'
 
 const noBackend = skipWhen(!(await sandboxBackend()), 'the bash escalation specs', 'no sandbox backend can confine a command on this machine')
 
@@ -28,16 +29,7 @@ type Plugins = Array<[unknown, Record<string, unknown>]>
 
 async function kernel(plugins: Plugins | ((dir: string) => Plugins), answer?: 'approved' | 'denied') {
   k = await createTestKernel({ sandbox: { mode: 'read-only' } })
-  const asked: ApprovalRequestEvent[] = []
-  if (answer) {
-    k.ctx.plugin({
-      name: 'test-approver',
-      apply: (ctx) => ctx.on('approval/request', (request) => {
-        asked.push(request)
-        return answer === 'approved' ? { kind: 'approved', grant: 'once' } : { kind: 'denied', reason: 'a person said no' }
-      }),
-    })
-  }
+  const asked: ApprovalRequestEvent[] = answer ? plugApprover(k.ctx, answer) : []
   k.ctx.plugin(workspaceTools as any, { workspace: k.dir })
   for (const [plugin, config] of typeof plugins === 'function' ? plugins(k.dir) : plugins) k.ctx.plugin(plugin as any, config)
   await k.ctx.lifecycle.flush()

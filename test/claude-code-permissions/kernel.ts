@@ -62,20 +62,23 @@ export async function permissionsKernel(files: Record<string, string> = {}): Pro
       }
       return fork
     },
-    answer(answer: 'approved' | 'denied') {
-      const asked: ApprovalRequestEvent[] = []
-      k.ctx.plugin({
-        name: 'test-approver',
-        apply(ctx: Context) {
-          ctx.on('approval/request', (request) => {
-            asked.push(request)
-            return answer === 'approved' ? { kind: 'approved', grant: 'once' } : { kind: 'denied', reason: 'a person said no' }
-          })
-        },
+    answer: (answer: 'approved' | 'denied') => plugApprover(k.ctx, answer),
+  })
+}
+
+/** An approver that answers every request as told ('approved' once, or 'denied'); returns what it was shown. */
+export function plugApprover(ctx: Context, answer: 'approved' | 'denied'): ApprovalRequestEvent[] {
+  const asked: ApprovalRequestEvent[] = []
+  ctx.plugin({
+    name: 'test-approver',
+    apply(ctx: Context) {
+      ctx.on('approval/request', (request) => {
+        asked.push(request)
+        return answer === 'approved' ? { kind: 'approved', grant: 'once' } : { kind: 'denied', reason: 'a person said no' }
       })
-      return asked
     },
   })
+  return asked
 }
 
 export function settings(permissions: Record<string, unknown>, extra: Record<string, unknown> = {}): string {

@@ -18,6 +18,7 @@ import type { Execution, PreToolDecision } from '@dsh/tools'
 import type { Config } from './config.js'
 import { decide, type Outcome } from './decide.js'
 import { isMode, type PermissionMode } from './modes.js'
+import { onFailureRerun } from './on-failure.js'
 import { loadShellParser, shellParserLoaded } from './shell.js'
 import { rootOf, RuleStore, type SettingsSource } from './store.js'
 
@@ -108,6 +109,7 @@ async function prepare(ctx: Context, config: Config) {
   const tools = ctx.get('tools') as { get(name: string): { annotations?: { readOnlyHint?: boolean } } | undefined }
   return {
     refresh,
+    ruleTool: toolName,
     decide(name: string, args: Readonly<JsonObject>) {
       refresh()
       const set = store.rules
@@ -161,6 +163,16 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     if (outcome.sandboxMode && !ask.sandboxMode) ask.sandboxMode = outcome.sandboxMode
     return ask
   })
+
+  if (config.preset === 'on-failure') {
+    const tools = ctx.get('tools') as Parameters<typeof onFailureRerun>[0]['tools']
+    const rerun = onFailureRerun({
+      tools,
+      sandbox: () => ctx.get('sandbox') as ReturnType<Parameters<typeof onFailureRerun>[0]['sandbox']>,
+      ruleTool: (name) => (loaded ? loaded.ruleTool(name) : name),
+    })
+    ctx.on('tools/post-execute', rerun)
+  }
 
   ctx.on('permissions/check', (name, args) => {
     // answered only once loaded; `dsh permissions check` waits for the plugin to start
