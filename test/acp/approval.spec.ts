@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
 import type { KernelOptions } from 'dsh'
-import { answerApprovalsOverAcp } from '@dsh/acp'
+import { answerApprovalsOverAcp, permissionRequest, readPermission } from '@dsh/acp'
+import type { ApprovalRequestEvent } from 'dsh'
 import { cancelled, overAcp, select, type Answer } from './acp-pair.js'
 
 let kernel: TestKernel | undefined
@@ -157,5 +158,18 @@ describe('answerApprovalsOverAcp', () => {
     expect(hooks()).toBe(before + 1)
     expect(() => answerApprovalsOverAcp(k, { sessionId: '', requestPermission: async () => cancelled })).toThrow(/options\.sessionId/)
     expect(() => answerApprovalsOverAcp(k, { sessionId: 's' } as any)).toThrow(/options\.requestPermission/)
+  })
+
+  it('"allow always" is offered only where the approval service will record the grant (ApprovalRequestEvent.grantable)', async () => {
+    // through the real service a request is grantable, and the first test shows the option offered
+    const request = { exec: { callId: 'c', name: 'guarded', arguments: {} }, signal: new AbortController().signal } as unknown as ApprovalRequestEvent
+    const kinds = (grantable?: boolean) => permissionRequest({ ...request, ...(grantable === undefined ? {} : { grantable }) }, { sessionId: 's', workspace: '/w' }).options.map((option) => option.kind)
+    expect(kinds(true)).toEqual(['allow_once', 'allow_always', 'reject_once'])
+    expect(kinds(false)).toEqual(['allow_once', 'reject_once'])
+    expect(kinds()).toEqual(['allow_once', 'reject_once'])
+    // a client choosing it anyway where it was not offered approves nothing
+    expect(readPermission(select('allow-always'), false)).toMatchObject({ kind: 'unavailable', reason: expect.stringMatching(/not offered/) })
+    expect(readPermission(select('allow-always'), true)).toEqual({ kind: 'approved', grant: 'session' })
+    expect(readPermission(select('allow-once'), false)).toEqual({ kind: 'approved', grant: 'once' })
   })
 })

@@ -107,6 +107,21 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
     expect(tmux.screen()).not.toContain('after-dispose')
   })
 
+  it('offers "allow for this session" only for a grantable request: without it, a is no answer and y allows once', async () => {
+    const { tmux, out } = run('ungrantable')
+    let screen = await tmux.waitFor((s) => prompting(s)('make deploy'), 'the prompt')
+    expect(screen).toMatch(/y\s+Allow once/)
+    expect(screen).not.toContain('Allow for this session')
+    tmux.keys('a')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    screen = tmux.screen()
+    expect(outcomes(results(out))).toEqual({})
+    expect(screen).not.toContain('Reason for denying')
+    tmux.keys('y')
+    const lines = await waitForResults(out, done, 'the fixture to finish')
+    expect(outcomes(lines)).toEqual({ ungrantable: { kind: 'approved', grant: 'once' } })
+  })
+
   it('shows escape sequences, C1 and bidi characters from the model as inert escapes; Enter alone denies', async () => {
     const { tmux, out } = run('hostile')
     const screen = await tmux.waitFor((s) => prompting(s)('Allow this call?'), 'the prompt')

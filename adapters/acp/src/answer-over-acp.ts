@@ -52,7 +52,7 @@ export function answerApprovalsOverAcp(kernel: Pick<Kernel, 'ctx'>, options: Ans
           return { kind: 'unavailable', reason: `the permission request could not be built: ${describeError(error)}` }
         }
         try {
-          return readPermission(await requestPermission(params, { signal: request.signal }))
+          return readPermission(await requestPermission(params, { signal: request.signal }), request.grantable === true)
         } catch (error) {
           return { kind: 'unavailable', reason: `the ACP client could not answer the permission request: ${describeError(error)}` }
         }

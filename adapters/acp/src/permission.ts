@@ -1,7 +1,8 @@
 /**
  * One approval request as an ACP permission request, and the client's answer
  * as an `ApprovalOutcome`. The options are allow once, allow always (a
- * session grant for these exact arguments) and reject. A cancelled request,
+ * session grant for these exact arguments, offered only where the approval
+ * service will record it: `request.grantable`) and reject. A cancelled request,
  * an answer that names no option offered, or a malformed answer is
  * `unavailable`, which the pipeline refuses like a denial.
  */
@@ -44,18 +45,21 @@ export function permissionRequest(request: ApprovalRequestEvent, options: Descri
       rawInput: exec.arguments,
       ...(notes.length ? { content: notes } : {}),
     },
-    options: OPTIONS.map((option) => ({ ...option })),
+    // "allow always" only where the approval service will record the grant
+    options: OPTIONS.filter((option) => request.grantable === true || option.kind !== 'allow_always').map((option) => ({ ...option })),
   }
 }
 
-/** What the client's answer means. */
-export function readPermission(response: unknown): ApprovalOutcome {
+/** What the client's answer means; `grantable` says whether "allow always" was offered. */
+export function readPermission(response: unknown, grantable = true): ApprovalOutcome {
   const outcome = (response as { outcome?: unknown } | null | undefined)?.outcome as { outcome?: unknown; optionId?: unknown } | undefined
   if (outcome?.outcome === 'cancelled') return { kind: 'unavailable', reason: 'the ACP client cancelled the permission request' }
   if (outcome?.outcome === 'selected') {
     switch (outcome.optionId) {
       case 'allow-once': return { kind: 'approved', grant: 'once' }
-      case 'allow-always': return { kind: 'approved', grant: 'session' }
+      case 'allow-always':
+        if (grantable) return { kind: 'approved', grant: 'session' }
+        break
       case 'reject': return { kind: 'denied', reason: 'rejected in the ACP client' }
     }
     return { kind: 'unavailable', reason: `the ACP client selected an option that was not offered (${safeText(JSON.stringify(outcome.optionId) ?? 'undefined', 100)})` }

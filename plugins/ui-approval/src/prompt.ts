@@ -1,6 +1,7 @@
 /**
  * One approval prompt on a terminal: the request in a box, then one key —
- * `y` allow once, `a` allow for this session (these exact arguments), `n`
+ * `y` allow once, `a` allow for this session (these exact arguments; offered
+ * only where the approval service will record the grant), `n`
  * (or Enter) deny and type a reason. Escape or Ctrl+C denies. The request's signal
  * dismisses the prompt (the call was cancelled or the request timed out).
  */
@@ -28,7 +29,8 @@ export async function promptOnce(request: ApprovalRequestEvent, io: TerminalIO, 
     options: [
       { value: 'n', label: 'Deny (also Enter)' },
       { value: 'y', label: 'Allow once' },
-      { value: 'a', label: 'Allow for this session (these exact arguments)' },
+      // only where the approval service will record the grant (request.grantable)
+      ...(request.grantable === true ? [{ value: 'a', label: 'Allow for this session (these exact arguments)' }] : []),
     ],
     input,
     output,
@@ -43,7 +45,7 @@ export async function promptOnce(request: ApprovalRequestEvent, io: TerminalIO, 
     return { kind: 'denied', reason: DEFAULT_DENY_REASON }
   }
   if (choice === 'y') return { kind: 'approved', grant: 'once' }
-  if (choice === 'a') return { kind: 'approved', grant: 'session' }
+  if (choice === 'a' && request.grantable === true) return { kind: 'approved', grant: 'session' }
   // `n`, or Enter without a key: deny, as the prompt shows
   const reason = await text({ message: 'Reason for denying (sent back to the model)', placeholder: DEFAULT_DENY_REASON, input, output, signal })
   if (signal.aborted) return withdrawn()
