@@ -2,10 +2,12 @@
  * Where in a config file a problem is: the line and column of a key path in
  * the YAML document, and the excerpt with a caret under it.
  */
-import { isMap, isScalar, LineCounter, type Document } from 'yaml'
+import type { Document, LineCounter } from 'yaml'
+import { yaml } from './yaml.js'
 
 /** The offset of the key at `path` (the deepest key of it that exists), if any. */
 function keyOffset(doc: Document, path: readonly string[]): number | undefined {
+  const { isMap, isScalar } = yaml()
   let node: unknown = doc.contents
   let offset: number | undefined
   for (const segment of path) {

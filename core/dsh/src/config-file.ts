@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { LineCounter, parseDocument } from 'yaml'
 import { describeError, KernelError } from '@dsh/kernel'
 import { excerptAt, locateProblem, problemPath } from './config-excerpt.js'
 import { checkOptions, type KernelOptions } from './options.js'
+import { yaml } from './yaml.js'
 
 export interface ConfigFile {
   path: string
@@ -26,6 +26,7 @@ export function readConfigFile(path: string): ConfigFile {
   } catch (error) {
     throw new KernelError('INVALID_CONFIG', `cannot read ${file}: ${describeError(error)}`, { cause: error })
   }
+  const { LineCounter, parseDocument } = yaml()
   const lines = new LineCounter()
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter: lines })
   if (doc.errors.length) {

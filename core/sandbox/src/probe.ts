@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { describeError } from '@dsh/kernel'
 import { sandboxEnv } from './env.js'
 import { DEFAULT_LIMITS } from './limits.js'
+import { runProbeCommand } from './probe-command.js'
 import type { ResolvedPolicy } from './types.js'
 
 const SCRIPT = 'echo dsh-probe-ran; echo pwned > "$1/probe"; echo pwned > "$1/new"; exit 0'
@@ -27,14 +28,10 @@ export async function probeReadOnlyWrite(name: string, build: (argv: readonly st
     writeFileSync(join(dir, 'probe'), 'original')
     const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS }
     const argv = build(['/bin/sh', '-c', SCRIPT, 'sh', dir], policy)
-    // Why lazily: execa is ~100 modules, and a CLI that never confines anything should not load them
-    const { execa } = await import('execa')
-    const run = await execa(argv[0], argv.slice(1), {
-      reject: false, env: sandboxEnv(dir), extendEnv: false, stdin: 'ignore', cwd: dir, timeout: TIMEOUT_MS,
-    })
+    const run = await runProbeCommand(argv[0], argv.slice(1), { env: sandboxEnv(dir), cwd: dir, timeoutMs: TIMEOUT_MS })
     const untouched = readFileSync(join(dir, 'probe'), 'utf8') === 'original' && !existsSync(join(dir, 'new'))
-    if (!String(run.stdout).includes('dsh-probe-ran')) {
-      const why = String(run.stderr).trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`
+    if (!run.stdout.includes('dsh-probe-ran')) {
+      const why = run.error ?? (run.stderr.trim().split('\n')[0] || `exit ${run.exitCode ?? run.signal}`)
       return { available: false, reason: `the probe command did not run: ${why}` }
     }
     if (!untouched) return { available: false, reason: 'a write in read-only mode was not refused' }

@@ -4,14 +4,24 @@
  * then) and compiled on the tool's first call, once; the compiled validator is
  * kept with the tool. Ajv never coerces, removes or defaults anything here:
  * arguments are validated, never rewritten, since they were logged as given.
+ *
+ * The draft-07 meta-schema check is Ajv's own validator for it, generated
+ * ahead of time (`json-schema-meta.generated.ts`): compiling the meta-schema
+ * at run time was the largest single cost of the CLI's start. Ajv itself is
+ * loaded on the first compile (a tool's first call), or to check a schema
+ * naming another `$schema`.
  */
-import { Ajv, type ValidateFunction } from 'ajv'
+import { createRequire } from 'node:module'
+import type { Ajv as AjvClass, ValidateFunction } from 'ajv'
+import { validate as validateDraft07 } from './json-schema-meta.generated.js'
 import type { JsonSchema } from './types.js'
 
-let instance: Ajv | undefined
+const require = createRequire(import.meta.url)
+let instance: AjvClass | undefined
 
-/** Made on first use: compiling the meta-schema is a good part of the CLI's start-up, and a command may register no tool. */
-function ajv(): Ajv {
+/** Made on first use: a command may register tools and call none of them. */
+function ajv(): AjvClass {
+  const { Ajv } = require('ajv') as typeof import('ajv')
   instance ??= new Ajv({
     strict: false,
     allErrors: false,
@@ -24,12 +34,20 @@ function ajv(): Ajv {
   return instance
 }
 
+const DRAFT_07 = ['http://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema#']
+
 /** Why an object schema (a tool's `parameters` or `outputSchema`: `what`) is unusable, or undefined when it is fine. */
 export function schemaProblem(schema: unknown, what = 'parameters'): string | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return `${what} must be a JSON Schema object`
   const type = (schema as JsonSchema).type
   if (type !== 'object') return `${what} must be an object schema (type: "object"), got type ${JSON.stringify(type)}`
   try {
+    const meta = (schema as JsonSchema).$schema
+    if (meta === undefined || DRAFT_07.includes(meta as string)) {
+      if (validateDraft07(schema)) return undefined
+      return `${what} is not a valid JSON Schema: ${ajv().errorsText((validateDraft07 as unknown as ValidateFunction).errors, { dataVar: 'schema' })}`
+    }
+    // another meta-schema: Ajv's own check (one it does not know is an error, as before)
     const checker = ajv()
     if (!checker.validateSchema(schema)) return `${what} is not a valid JSON Schema: ${checker.errorsText(checker.errors, { dataVar: 'schema' })}`
   } catch (error) {

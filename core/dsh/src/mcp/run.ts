@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { describeError, raw } from '@dsh/kernel'
 import { commandOptions, configNotice } from '../default-set.js'
 import { createKernel, type Kernel } from '../kernel.js'
@@ -16,7 +15,6 @@ import type { Tracing } from '../otel/tracing.js'
 import { loadPlugin } from '../load-plugin.js'
 import { importPlugin } from '../plugins.js'
 import { lockSession, type SessionLock } from '../sessions/lock.js'
-import { createMcpServer } from './server.js'
 import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
 import { pluginCodeFiles } from '../code-reload/code-files.js'
@@ -40,7 +38,12 @@ const log = (line: string) => {
 export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   // claimed before any plugin loads: a plugin's console.log at start would corrupt the first message
   const stdout = claimStdout()
+  // Why started here and awaited later: the SDK (zod's schemas) loads while the kernel starts, and
+  // its evaluation fills the time the kernel waits for the sandbox probe's process
+  const protocol = Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')])
+  protocol.catch(() => {})
   let kernel: Kernel
+  let modules: Awaited<typeof protocol>
   let tracing: Tracing | undefined
   try {
     // the SDK only with --otel: its packages are not even loaded otherwise
@@ -51,6 +54,15 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     await tracing?.shutdown().catch(() => {})
     stdout.release()
     log(`dsh mcp: ${options.otel && !tracing ? '--otel: ' : ''}${describeError(error)}`)
+    return 2
+  }
+  try {
+    modules = await protocol
+  } catch (error) {
+    await kernel.dispose().catch(() => {})
+    await tracing?.shutdown().catch(() => {})
+    stdout.release()
+    log(`dsh mcp: the MCP server cannot be loaded: ${describeError(error)}`)
     return 2
   }
   if (tracing) {
@@ -85,6 +97,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   } catch (error) {
     return refuse(describeError(error))
   }
+  const [{ createMcpServer }, { StdioServerTransport }] = modules
   const mcp = createMcpServer(kernel, { log, sessionId })
   let watcher: ConfigWatcher | undefined
   if (options.watch && options.configFile) {

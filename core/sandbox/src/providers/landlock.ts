@@ -12,6 +12,7 @@ import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
+import { runProbeCommand } from '../probe-command.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockOptions {
@@ -77,10 +78,9 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
       const path = found.path
       let details: JsonValue
       try {
-        const { execa } = await import('execa') // loaded when a probe runs (see probe.ts)
-        const run = await execa(path, ['--probe'], { reject: false, env: {}, extendEnv: false, stdin: 'ignore', timeout: 10_000 })
-        if (run.exitCode !== 0) return { available: false, path, reason: String(run.stderr).trim() || `--probe exited ${run.exitCode}` }
-        details = JSON.parse(String(run.stdout)) as JsonValue
+        const run = await runProbeCommand(path, ['--probe'], { env: {}, timeoutMs: 10_000 })
+        if (run.exitCode !== 0) return { available: false, path, reason: run.error ?? (run.stderr.trim() || `--probe exited ${run.exitCode ?? run.signal}`) }
+        details = JSON.parse(run.stdout) as JsonValue
         const parsed = details as unknown as LauncherProbe
         if (typeof parsed.abi !== 'number' || !Array.isArray(parsed.limits)) throw new Error('unexpected --probe output')
         info = parsed

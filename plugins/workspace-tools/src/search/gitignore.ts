@@ -7,9 +7,10 @@
  */
 import { constants as O } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
-import ignore, { type Ignore } from 'ignore'
+import type { Ignore } from 'ignore'
 import { isInside } from '@dsh/sandbox'
 import { readFd, withFd } from '../tools/files.js'
+import { ignore } from './libraries.js'
 
 /** A .gitignore larger than this is not read (it is not a security boundary, only a filter). */
 const MAX_GITIGNORE_BYTES = 256 * 1024
@@ -28,7 +29,7 @@ export function readRules(dir: string): RuleSet | undefined {
   } catch {
     return undefined
   }
-  return { dir, rules: ignore({ allowRelativePaths: true }).add(text) }
+  return { dir, rules: ignore()({ allowRelativePaths: true }).add(text) }
 }
 
 /** The rule sets of the directories from `top` (included) down to `dir` (excluded), outermost first. */

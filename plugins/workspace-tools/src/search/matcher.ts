@@ -10,7 +10,8 @@
  * the pattern runs over the whole text with `.` matching newlines, and a
  * match covers every line it spans.
  */
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
+import { re2js } from './libraries.js'
 
 export interface Pattern {
   /** scans whole texts (`^`/`$` at line ends) */
@@ -24,6 +25,7 @@ export class PatternError extends Error {
 }
 
 export function compilePattern(source: string, options: { ignoreCase: boolean; multiline: boolean }): Pattern {
+  const RE2JS = re2js()
   const base = options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0
   try {
     if (options.multiline) return { whole: RE2JS.compile(source, base | RE2JS.MULTILINE | RE2JS.DOTALL) }

@@ -9,12 +9,12 @@
 import { lstatSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import type { Context } from 'cordis'
-import picomatch from 'picomatch'
 import type { ToolDefinition } from '@dsh/tools'
 import { areaFor, readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused } from '../paths.js'
 import { cutLines, shownPath, walkNotes } from '../search/display.js'
+import { picomatch } from '../search/libraries.js'
 import { searchLimits, walk } from '../search/walk.js'
 
 /** as Claude Code's Glob */
@@ -28,7 +28,7 @@ interface Args {
 /** Split a pattern into the directory it names before its first glob character and the rest. */
 function splitPattern(pattern: string): { base: string; glob: string } {
   if (pattern.split(/[\\/]/).includes('..')) throw new PathRefused(`pattern ${JSON.stringify(pattern)} has a ".." segment; pass the directory as path instead`)
-  const scan = picomatch.scan(pattern)
+  const scan = picomatch().scan(pattern)
   if (!scan.isGlob) return { base: '', glob: pattern }
   return { base: scan.base, glob: scan.glob }
 }
@@ -58,7 +58,7 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const dir = base ? (isAbsolute(base) ? base : join(isAbsolute(from) ? from : join(area.workspace, from), base)) : from
       const target = readableTarget(sandbox, config, call, dir, base ? 'pattern' : 'path')
       if (!lstatSync(target.real).isDirectory()) throw new PathRefused(`${dir} is not a directory`)
-      const matches = picomatch(glob, { dot: true })
+      const matches = picomatch()(glob, { dot: true })
       const found: Array<{ real: string; mtime: number }> = []
       const stats = await walk(area, target.real, searchLimits(call, config), ({ real }) => {
         if (matches(shownPath(target.real, real))) found.push({ real, mtime: lstatSync(real, { throwIfNoEntry: false })?.mtimeMs ?? 0 })

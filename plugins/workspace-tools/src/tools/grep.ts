@@ -9,13 +9,13 @@
  */
 import { fstatSync, lstatSync, statSync } from 'node:fs'
 import type { Context } from 'cordis'
-import picomatch from 'picomatch'
 import type { ToolDefinition } from '@dsh/tools'
 import { areaFor, readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused } from '../paths.js'
 import { cutLines, shownPath, walkNotes } from '../search/display.js'
 import { typeGlobs } from '../search/file-types.js'
+import { picomatch } from '../search/libraries.js'
 import { compilePattern, matchText, PatternError, type FileMatch } from '../search/matcher.js'
 import { searchLimits, walk, type WalkStats } from '../search/walk.js'
 import { READ, readFd, withFd } from './files.js'
@@ -53,9 +53,9 @@ function fileFilter(args: Args): (rel: string) => boolean {
   if (args.glob !== undefined) {
     // like rg --glob: `*.{ts,tsx}`; several patterns separated by spaces
     const patterns = args.glob.split(/\s+/).filter(Boolean)
-    tests.push(picomatch(patterns, { dot: true, basename: !args.glob.includes('/') }))
+    tests.push(picomatch()(patterns, { dot: true, basename: !args.glob.includes('/') }))
   }
-  if (args.type !== undefined) tests.push(picomatch([...typeGlobs(args.type)], { dot: true, basename: true }))
+  if (args.type !== undefined) tests.push(picomatch()([...typeGlobs(args.type)], { dot: true, basename: true }))
   return (rel) => tests.every((t) => t(rel))
 }
 
