@@ -1,8 +1,9 @@
 /**
  * Mode resolution (DESIGN §8): an approved explicit mode, else the session's
  * latest `sandbox/mode` event, else the configured default. The session's
- * events are scanned incrementally (the log only grows), so resolving costs
- * nothing per call once the session has been seen.
+ * events are scanned incrementally, by `seq` (the in-memory list is a window
+ * whose positions move; `sandbox/mode` events, durable, are all in it), so
+ * resolving costs nothing per call once the session has been seen.
  */
 import { declareDurable, type Session } from '@dsh/kernel'
 import { isSandboxMode } from './policy.js'
@@ -19,8 +20,8 @@ declare module '@dsh/kernel' {
 declareDurable('sandbox/mode')
 
 interface Seen {
-  /** how many events were scanned */
-  index: number
+  /** the `seq` of the newest event scanned */
+  seq: number
   /** the latest mode event's mode; `read-only` for one that is not a mode */
   mode?: SandboxMode
   /** the approval policy of the latest preset switch */
@@ -42,12 +43,14 @@ export class ModeTracker {
 
   private scan(session: Session): Seen {
     let seen = this.seen.get(session)
-    if (!seen) this.seen.set(session, (seen = { index: 0 }))
+    if (!seen) this.seen.set(session, (seen = { seq: 0 }))
     const events = session.events()
-    // Why from the last index: a reopened session may have recovered fewer events than were seen
-    if (seen.index > events.length) seen.index = 0
-    for (; seen.index < events.length; seen.index++) {
-      const event = events[seen.index]
+    // back from the newest to the first event not scanned yet
+    let from = events.length
+    while (from > 0 && events[from - 1].seq > seen.seq) from--
+    for (; from < events.length; from++) {
+      const event = events[from]
+      seen.seq = event.seq
       if (event.type !== 'sandbox/mode') continue
       const data = event.data as { mode?: unknown; policy?: unknown } | null
       // Why read-only: an event we cannot read must not widen what runs (fail closed)

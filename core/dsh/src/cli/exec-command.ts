@@ -124,7 +124,8 @@ async function run(request: Request): Promise<number> {
     } catch (error) {
       throw new UsageError(`--session: ${(error as Error).message}`)
     }
-    const from = session.events().length
+    // the newest event before the call (by seq: the in-memory list is a window whose positions move)
+    const from = session.events().at(-1)?.seq ?? 0
     session.beginTurn()
     const result = await kernel.execute({
       callId: `exec-${randomUUID().slice(0, 8)}`,
@@ -136,7 +137,7 @@ async function run(request: Request): Promise<number> {
     session.endTurn()
     // SessionEnd hooks and the like append before the log closes
     await kernel.ctx.sessions.end(session, { reason: 'other' })
-    const report: ExecReport = { result, events: session.events().slice(from), session: { id: session.id, path: session.path }, approver: who }
+    const report: ExecReport = { result, events: session.events().filter((event) => event.seq > from), session: { id: session.id, path: session.path }, approver: who }
     const text = request.json
       ? JSON.stringify({ result, session: report.session, approver: who, events: report.events }, null, 2)
       : formatReport(report, painter(process.stdout.isTTY === true))

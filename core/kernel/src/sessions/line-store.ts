@@ -17,6 +17,11 @@ export class LineStore {
   /** per id from `base`: chunk, start and end of its line (ids without a line leave a gap) */
   private where = new Int32Array(3 * 1024)
 
+  /** `first`: the smallest id it will hold (ids below it take no room) */
+  constructor(first = 0) {
+    this.base = this.next = first
+  }
+
   /** Keep `line` under `id` (the event's `seq`): ids only grow. */
   add(id: number, line: string): void {
     if (id < this.next) throw new RangeError(`line ids only grow: ${id} after ${this.next - 1}`)

@@ -20,6 +20,14 @@ export interface SessionOptions {
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
+/**
+ * How many of the newest non-durable events `events()` holds. Older ones are in
+ * the log file only (`dsh sessions show` reads them there): a long session's
+ * memory stays bounded. Durable events (approval decisions, sandbox modes) are
+ * all held, whatever their age — grants and modes are rebuilt from them.
+ */
+export const RECENT_EVENTS = 10_000
+
 // event types are few: their JSON form is kept rather than rebuilt per line
 const QUOTED = new Map<string, string>()
 
@@ -38,7 +46,9 @@ export class Session {
   /** what reopening found: a torn last line cut off, unparsable lines skipped */
   readonly recovery: Recovery
   /**
-   * The events, in order. Events from the hot path (`write`, `post`) are kept
+   * The events held, in order: every durable one and the newest
+   * `RECENT_EVENTS` others (trimmed once twice as many are held, in place, so
+   * `recovery.events` stays this list). Events from the hot path (`write`, `post`) are kept
    * as their `seq`, their line held in `lines` (off the heap), until `events()`
    * is first called after them: the collector then has nothing per event to
    * trace or copy, where the event would be a tree of objects kept for the
@@ -48,6 +58,8 @@ export class Session {
   private lines = new LineStore()
   /** index of the first entry still kept as a line id, or -1 */
   private unparsed = -1
+  /** how many non-durable events the list holds */
+  private others = 0
   private seq: number
   private time = 0
   private writer: LogWriter
@@ -69,6 +81,8 @@ export class Session {
     this.recovery = recover(this.path)
     this.list = this.recovery.events
     this.seq = this.recovery.events.reduce((max, event) => Math.max(max, event.seq), 0)
+    this.others = this.list.reduce<number>((n, event) => n + (isDurable((event as SessionEvent).type) ? 0 : 1), 0)
+    if (this.others > RECENT_EVENTS) this.trim()
     this.writer = new LogWriter(this.path, (lost) => this.drop(lost))
     if (this.recovery.reason) {
       // reported in the log itself, never fatal
@@ -154,6 +168,7 @@ export class Session {
     this.list.push(event)
     if (this.observers) this.tell(event)
     const durable = isDurable(type)
+    if (!durable && ++this.others > 2 * RECENT_EVENTS) this.trim()
     this.writer.queue(line, event.seq, durable)
     const written = this.writer.waiter(durable)
     if (later && !durable) this.writer.later()
@@ -191,7 +206,37 @@ export class Session {
     if (this.unparsed < 0) this.unparsed = this.list.length
     this.lines.add(seq, line)
     this.list.push(seq)
+    if (++this.others > 2 * RECENT_EVENTS) this.trim()
     return seq
+  }
+
+  /**
+   * Keep every durable event and the newest `RECENT_EVENTS` others, in place;
+   * the lines still held for kept entries move to a new store, so the old
+   * store's buffers go. Amortised: it runs once per `RECENT_EVENTS` events.
+   */
+  private trim(): void {
+    const list = this.list
+    let drop = this.others - RECENT_EVENTS
+    let lines: LineStore | undefined
+    let kept = 0
+    this.unparsed = -1
+    for (const entry of list) {
+      const isLine = typeof entry === 'number'
+      if (drop > 0 && (isLine || !isDurable(entry.type))) {
+        drop--
+        continue
+      }
+      if (isLine) {
+        if (this.unparsed < 0) this.unparsed = kept
+        // from the first id kept: a store's index of lines starts at its first id
+        ;(lines ??= new LineStore(entry)).add(entry, this.lines.text(entry))
+      }
+      list[kept++] = entry
+    }
+    list.length = kept
+    this.lines = lines ?? new LineStore(this.seq + 1)
+    this.others = RECENT_EVENTS
   }
 
   /** Drop events whose lines did not reach the file (by `seq`): they are not part of the session. */
@@ -201,14 +246,21 @@ export class Session {
     this.unparsed = -1
     for (const entry of this.list) {
       const isLine = typeof entry === 'number'
-      if (gone.has(isLine ? entry : entry.seq)) continue
+      if (gone.has(isLine ? entry : entry.seq)) {
+        if (isLine || !isDurable(entry.type)) this.others--
+        continue
+      }
       if (isLine && this.unparsed < 0) this.unparsed = kept
       this.list[kept++] = entry
     }
     this.list.length = kept
   }
 
-  /** The events of this session, in order (the in-memory list; do not mutate). */
+  /**
+   * The events of this session held in memory, in order: every durable event and the newest
+   * `RECENT_EVENTS` others (the log file holds them all). Positions move when older events
+   * go; read by `seq`. The in-memory list: do not mutate.
+   */
   events(): readonly SessionEvent[] {
     const list = this.list
     if (this.unparsed >= 0) {
