@@ -4,6 +4,7 @@
 // line of its memory. Needs the build (lib/) and --expose-gc.
 //   node --expose-gc bench/memory-run.js <checkpoint calls, comma-separated> [tools] [tools called]
 //   node --expose-gc bench/memory-run.js --bare     the baseline: the same process, nothing imported
+// The tools are read-only no-ops (so the default set's permission rules allow them without asking).
 // Each tool has a schema of its own (as tools from different servers do), so each call of a new
 // tool compiles a validator: the 1,000 validators are part of the figure.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -39,7 +40,7 @@ try {
     inject: ['tools'],
     apply(ctx) {
       for (let i = 0; i < toolCount; i++) {
-        ctx.tools.register({ name: `tool${i}`, description: `tool ${i}`, parameters: { type: 'object', properties: { [`n${i}`]: { type: 'number' } } }, execute: () => 'ok' })
+        ctx.tools.register({ name: `tool${i}`, description: `tool ${i}`, parameters: { type: 'object', properties: { [`n${i}`]: { type: 'number' } } }, annotations: { readOnlyHint: true }, execute: () => 'ok' })
       }
     },
   })
