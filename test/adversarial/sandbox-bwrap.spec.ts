@@ -3,8 +3,10 @@ import { attackSuite } from './attacks.js'
 import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
+import { readDenySuite } from './read-deny.js'
 
 await attackSuite('bwrap')
 await holesSuite('bwrap')
 await limitsSuite('bwrap')
 await namespaceSuite('bwrap')
+await readDenySuite('bwrap')

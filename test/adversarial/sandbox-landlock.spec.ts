@@ -3,8 +3,10 @@ import { attackSuite } from './attacks.js'
 import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
+import { readDenySuite } from './read-deny.js'
 
 await attackSuite('landlock')
 await holesSuite('landlock')
 await limitsSuite('landlock')
 await namespaceSuite('landlock')
+await readDenySuite('landlock')

@@ -85,6 +85,6 @@ describe.skipIf(process.platform !== 'linux')('the bundled launcher', () => {
     fs.chmodSync(path.join(dir, target, 'landlock-run'), 0o777)
     const provider = landlockProvider({ launcher: path.join(dir, target, 'landlock-run') })
     expect(await provider.probe()).toMatchObject({ available: false, reason: expect.stringMatching(/writable by group or others/) })
-    expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS })).toThrow(/before a successful probe/)
+    expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })).toThrow(/before a successful probe/)
   })
 })

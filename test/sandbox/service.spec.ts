@@ -9,7 +9,7 @@ import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError, SessionService } from '@dsh/kernel'
 import {
-  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS,
+  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_READ_DENY,
 } from '@dsh/sandbox'
 
 const temps: string[] = []
@@ -123,8 +123,8 @@ describe('policy checks', () => {
     fs.mkdirSync(path.join(ws, 'a'))
     fs.symlinkSync(path.join(ws, 'a'), path.join(ws, 'alias'))
     const { sandbox } = await start({ workspace: ws })
-    expect(sandbox.resolve({ mode: 'workspace-write', workspace: ws, writableRoots: [path.join(ws, 'alias'), `${ws}/a/../a`] }))
-      .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS })
+    expect(sandbox.resolve({ mode: 'workspace-write', workspace: ws, writableRoots: [path.join(ws, 'alias'), `${ws}/a/../a`], readDeny: [] }))
+      .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })
     expect(sandbox.resolve({ mode: 'read-only', workspace: ws, writableRoots: [path.join(ws, 'a')] }).writableRoots).toEqual([])
   })
 })
@@ -173,7 +173,7 @@ describe('the provider chain', () => {
       chosen: undefined,
       candidates: ['down', 'up', 'later'].map((name) => ({ name, source: 'provided', platforms: [process.platform] })),
     })
-    const results = await Promise.all([1, 2, 3].map(() => sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws })))
+    const results = await Promise.all([1, 2, 3].map(() => sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws, readDeny: [] })))
     for (const r of results) expect(r).toMatchObject({ argv: ['/fake', 'up', '/bin/true'], backend: 'up', enforcement: 'full' })
     expect([down.probes, up.probes, later.probes]).toEqual([1, 1, 0])
     expect(sandbox.status().chosen).toBe('up')
@@ -241,7 +241,7 @@ describe('the provider chain', () => {
       const probe = await provider.probe()
       expect(probe.available, provider.name).toBe(false)
       expect(probe.reason).toMatch(/\/nonexistent\/landlock-run does not exist/)
-      expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS })).toThrow(/before a successful probe/)
+      expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })).toThrow(/before a successful probe/)
     }
   })
 
@@ -262,6 +262,9 @@ describe('configuration', () => {
       [{ mode: 'yolo' }, /sandbox config/],
       [{ allowedRoots: ['relative'] }, /allowedRoots\[0\] must be an absolute path/],
       [{ backends: ['docker'] }, /sandbox config/],
+      [{ readDeny: ['relative'] }, /sandbox config: sandbox\.readDeny\[0\] must be absolute or start with ~\//],
+      [{ readAllow: [''] }, /sandbox config: sandbox\.readAllow\[0\] must be a non-empty path/],
+      [{ readDeny: '/etc/shadow' }, /sandbox config/],
     ] as const) {
       expect(() => new SandboxService(new Context(), config as any)).toThrow(pattern)
     }
@@ -269,7 +272,7 @@ describe('configuration', () => {
 
   it('defaults: read-only, the current directory, network off, the workspace as the only allowed root', () => {
     const sandbox = new SandboxService(new Context(), {})
-    expect(sandbox.defaults).toEqual({ mode: 'read-only', workspace: process.cwd(), network: 'off', allowedRoots: [process.cwd()], limits: DEFAULT_LIMITS })
+    expect(sandbox.defaults).toEqual({ mode: 'read-only', workspace: process.cwd(), network: 'off', allowedRoots: [process.cwd()], limits: DEFAULT_LIMITS, readDeny: DEFAULT_READ_DENY, readAllow: [] })
   })
 })
 

@@ -28,11 +28,11 @@ export interface Setup {
 
 let current: TestKernel | undefined
 
-export async function setup(opts: { mode?: 'read-only' | 'workspace-write' | 'danger-full-access'; config?: Record<string, unknown>; network?: 'off' | 'on' | { allow: string[]; deny?: string[] } } = {}): Promise<Setup> {
+export async function setup(opts: { mode?: 'read-only' | 'workspace-write' | 'danger-full-access'; config?: Record<string, unknown>; network?: 'off' | 'on' | { allow: string[]; deny?: string[] }; sandbox?: Record<string, unknown> } = {}): Promise<Setup> {
   const ws = tmp('ws')
   const out = outsideDir()
   const k = await createTestKernel({
-    sandbox: { workspace: ws, ...(opts.mode ? { mode: opts.mode } : {}), ...(opts.network ? { network: opts.network } : {}) },
+    sandbox: { workspace: ws, ...(opts.mode ? { mode: opts.mode } : {}), ...(opts.network ? { network: opts.network } : {}), ...opts.sandbox },
     plugins: { 'workspace-tools': opts.config ?? {} },
   })
   current = k

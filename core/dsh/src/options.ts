@@ -19,6 +19,10 @@ export interface KernelOptions {
     allowedRoots?: string[]
     /** which local backends to try, in order (default: the platform's chain) */
     backends?: Array<'bwrap' | 'landlock-ns' | 'landlock' | 'seatbelt' | 'windows-acl'>
+    /** paths confined commands and the file tools may not read (default: the usual credential stores) */
+    readDeny?: string[]
+    /** paths inside denied ones that stay readable */
+    readAllow?: string[]
   }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
@@ -67,6 +71,10 @@ export const KernelOptionsSchema = Schema.object({
     allowedRoots: Schema.array(Schema.string()).default(undefined as unknown as string[]).description('Where a policy may make anything writable. Default: the workspace.'),
     backends: Schema.array(Schema.union(['bwrap', 'landlock-ns', 'landlock', 'seatbelt', 'windows-acl'] as const)).default(undefined as unknown as never[])
       .description('Which local sandbox backends to try, in order. Default: the platform\'s chain (Linux: bwrap, then landlock-ns where user namespaces work, then landlock).'),
+    readDeny: Schema.array(Schema.string()).default(undefined as unknown as string[])
+      .description('Paths (absolute or ~/…) that confined commands and the file tools may not read; an empty list denies nothing. Default: the usual credential stores (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.config/gcloud, ~/.azure, ~/.kube, ~/.docker/config.json, ~/.netrc, ~/.git-credentials, /etc/shadow, /etc/gshadow). The workspace stays readable.'),
+    readAllow: Schema.array(Schema.string()).default(undefined as unknown as string[])
+      .description('Paths inside readDeny ones that stay readable. Default: none.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   plugins: Schema.dict(Schema.any()),

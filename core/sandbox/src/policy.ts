@@ -9,6 +9,7 @@ import { isAbsolute, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
 import { resolveNetwork } from './network/policy.js'
+import { DEFAULT_READ_DENY, resolveReadPolicy } from './read-policy.js'
 import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
 
 function invalid(field: string, message: string, value?: unknown): never {
@@ -61,14 +62,21 @@ export function checkArgv(argv: unknown): readonly string[] {
   return Object.freeze([...argv])
 }
 
-const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits'])
+/** What a policy that leaves a field out takes (the service's config). */
+export interface PolicyDefaults {
+  limits?: ResolvedLimits
+  readDeny?: readonly string[]
+  readAllow?: readonly string[]
+}
+
+const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits', 'readDeny', 'readAllow'])
 
 /**
  * Check a policy and resolve its paths. `allowedRoots` are the real paths
  * the host lets a policy write beneath; in `workspace-write` the workspace
  * and every writable root must be inside one of them.
  */
-export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], defaultLimits: ResolvedLimits = DEFAULT_LIMITS): ResolvedPolicy {
+export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], defaults: PolicyDefaults = {}): ResolvedPolicy {
   if (!policy || typeof policy !== 'object' || Array.isArray(policy)) invalid('policy', 'must be an object', policy)
   for (const key of Object.keys(policy)) if (!KEYS.has(key)) invalid(key, 'is not a policy field')
   const p = policy as SandboxPolicy
@@ -88,6 +96,7 @@ export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], 
     })
     writableRoots = [...new Set(roots)]
   }
-  const limits = resolveLimits(p.limits, defaultLimits)
-  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits })
+  const limits = resolveLimits(p.limits, defaults.limits ?? DEFAULT_LIMITS)
+  const read = resolveReadPolicy(p.readDeny, p.readAllow, [workspace, ...writableRoots], { readDeny: defaults.readDeny ?? DEFAULT_READ_DENY, readAllow: defaults.readAllow ?? [] })
+  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read })
 }

@@ -20,6 +20,7 @@ import { protectedPathsOf } from './protected.js'
 import { sessionRecorder, type ConfineCall } from './network/events.js'
 import { isProxied, resolveNetwork, type NetworkPolicy } from './network/policy.js'
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
+import { checkReadPaths, DEFAULT_READ_DENY, hiddenPaths } from './read-policy.js'
 import { LOCAL_BACKENDS, localProviders, type LocalBackend } from './providers/local.js'
 import {
   SANDBOX_MODES, type CandidateStatus, type Confined, type ProbeResult, type ResolvedPolicy,
@@ -47,6 +48,10 @@ export interface SandboxConfig {
   backends?: LocalBackend[]
   /** resource limits of every confined command, unless its policy sets them (default DEFAULT_LIMITS) */
   limits?: SandboxLimits
+  /** paths no confined command (nor the file tools) may read, unless its policy sets them (default DEFAULT_READ_DENY) */
+  readDeny?: string[]
+  /** paths inside denied ones that stay readable, unless a policy sets them (default none) */
+  readAllow?: string[]
 }
 
 /**
@@ -62,9 +67,15 @@ export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
   allowedRoots: Schema.array(Schema.string()),
   backends: Schema.array(Schema.union(LOCAL_BACKENDS as LocalBackend[])),
   limits: Schema.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, Schema.natural()])) as Record<keyof SandboxLimits, Schema<number>>),
+  readDeny: Schema.array(Schema.string()),
+  readAllow: Schema.array(Schema.string()),
 })
 
-type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup'>> & { limits: ResolvedLimits }
+type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup' | 'readDeny' | 'readAllow'>> & {
+  limits: ResolvedLimits
+  readDeny: readonly string[]
+  readAllow: readonly string[]
+}
 
 interface Candidate {
   provider: SandboxProvider
@@ -114,7 +125,7 @@ export class SandboxService extends Service {
     if (resolved.mode === 'danger-full-access') {
       // nothing confines the command, host patterns included: said, not hidden
       const unenforced = Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : [])
-      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), cleanup: () => [] })
+      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), hidden: Object.freeze([]), cleanup: () => [] })
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
@@ -147,7 +158,7 @@ export class SandboxService extends Service {
 
   /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */
   resolve(policy: SandboxPolicy): ResolvedPolicy {
-    return resolvePolicy(policy, this.allowedRoots(), this.defaults.limits)
+    return resolvePolicy(policy, this.allowedRoots(), this.defaults)
   }
 
   /** approved explicit mode > the session's latest `sandbox/mode` event > the configured default. */
@@ -252,16 +263,22 @@ export class SandboxService extends Service {
       if (!Array.isArray(made?.argv) || !made.argv.length || !made.argv.every((a) => typeof a === 'string')) throw new Error('returned no argv')
       if (made.enforcement !== 'full' && made.enforcement !== 'partial') throw new Error(`returned enforcement ${JSON.stringify(made.enforcement)}`)
       if (!Array.isArray(made.unenforced)) throw new Error('returned no unenforced list')
+      if (made.hidden !== undefined && !(Array.isArray(made.hidden) && made.hidden.every((h) => typeof h === 'string'))) throw new Error('returned a malformed hidden list')
     } catch (error) {
       throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} failed to confine the command: ${describeError(error)}`, { cause: error })
     }
+    // Why: a denied path the backend did not say it hides may be readable; never claim otherwise
+    const hidden = made.hidden ?? []
+    const unhidden = hiddenPaths(policy).filter((path) => !hidden.includes(path))
+    const unenforced = unhidden.length && !made.unenforced.includes('read-deny') ? [...made.unenforced, 'read-deny'] : made.unenforced
     const lease = leaseProtected(protectedPaths, policy.writableRoots)
     return Object.freeze({
       argv: Object.freeze([...made.argv]),
       backend: made.backend ?? provider.name,
-      enforcement: made.enforcement,
-      unenforced: Object.freeze([...made.unenforced]),
+      enforcement: unhidden.length ? 'partial' : made.enforcement,
+      unenforced: Object.freeze([...unenforced]),
       env: confinedEnv(policy),
+      hidden: Object.freeze([...hidden]),
       cleanup: () => {
         // Why first: once the command is gone nothing may use its listener
         proxy?.close()
@@ -296,7 +313,17 @@ function checkConfig(config: SandboxConfig): Defaults {
   } catch (error) {
     throw new KernelError('INVALID_CONFIG', describeError(error).replace(/^sandbox policy: /, 'sandbox config: '), { cause: error, details: { path: (error as KernelError).details?.field ?? 'sandbox.limits' } })
   }
-  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits })
+  for (const field of ['readDeny', 'readAllow'] as const) {
+    try {
+      // Why here: a bad entry is the config's error, named by its key, not every call's
+      checkReadPaths(`sandbox.${field}`, checked[field] ?? [])
+    } catch (error) {
+      throw new KernelError('INVALID_CONFIG', describeError(error).replace(/^sandbox policy: /, 'sandbox config: '), { cause: error, details: { path: (error as KernelError).details?.field ?? `sandbox.${field}` } })
+    }
+  }
+  const readDeny = Object.freeze([...(checked.readDeny ?? DEFAULT_READ_DENY)])
+  const readAllow = Object.freeze([...(checked.readAllow ?? [])])
+  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits, readDeny, readAllow })
 }
 
 function checkProvider(provider: SandboxProvider): void {

@@ -20,6 +20,10 @@ export interface SandboxPolicy {
   network?: NetworkPolicy
   /** resource limits of the command; each unset one takes the service's default */
   limits?: SandboxLimits
+  /** paths the command may not read (absolute or `~/…`; default DEFAULT_READ_DENY) */
+  readDeny?: string[]
+  /** paths inside denied ones that stay readable */
+  readAllow?: string[]
 }
 
 /** A policy after checking: real paths, defaults filled in. */
@@ -34,6 +38,10 @@ export interface ResolvedPolicy {
   readonly limits: ResolvedLimits
   /** the proxy this one command reaches, set by the service when `network` lists hosts */
   readonly proxy?: ProxyEndpoint
+  /** real paths hidden from the command (none contains the workspace or a writable root) */
+  readonly readDeny: readonly string[]
+  /** real paths inside a denied one that stay readable */
+  readonly readAllow: readonly string[]
 }
 
 export type Enforcement = 'full' | 'partial'
@@ -53,6 +61,8 @@ export interface Confined {
    * only this). Empty for `danger-full-access`, which runs as spawned.
    */
   readonly env: Readonly<Record<string, string>>
+  /** the denied paths that exist and that the backend hides from the command (the rest are in `unenforced`) */
+  readonly hidden: readonly string[]
   /**
    * Call once the command and everything it started are gone: removes a
    * protected path the command created (one that did not exist before) and
@@ -78,6 +88,8 @@ export interface ProviderConfined {
   backend?: string
   enforcement: Enforcement
   unenforced: string[]
+  /** the denied paths it hides (default: none; a provider that hides nothing says so in `unenforced`) */
+  hidden?: string[]
 }
 
 export interface SandboxProvider {

@@ -11,6 +11,8 @@ import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
+import { isInside } from '../policy.js'
+import { carveReadRules, type CarvedRules } from './landlock-read.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { runProbeCommand } from '../probe-command.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -37,9 +39,16 @@ function hostReadRules(): string[] {
   return [...rules, '--ro', '/proc', ...DEVICES]
 }
 
+/** The host read rules with the policy's denied paths carved out (never those inside the workspace or a writable root). */
+export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules {
+  const free = [policy.workspace, ...policy.writableRoots]
+  const deny = policy.readDeny.filter((d) => !free.some((root) => isInside(root, d)))
+  return carveReadRules(readRules, deny, policy.readAllow)
+}
+
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
 export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[]): string[] {
-  const args = [...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...readRules]
+  const args = [...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...landlockReadRules(policy, readRules).rules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
   if (policy.network === 'off') args.push('--no-net')
@@ -96,7 +105,8 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
       if (!launcher || !info) throw new Error('landlock provider used before a successful probe')
       if (isProxied(policy.network) && info.abi < 4) throw new Error(`network by host needs Landlock ABI 4 (TCP rules, Linux 6.7); this kernel has ABI ${info.abi}`)
       const unenforced = landlockUnenforced(policy, info)
-      return { argv: build(argv, policy), enforcement: 'partial', unenforced }
+      const { hidden } = landlockReadRules(policy, readRules)
+      return { argv: build(argv, policy), enforcement: 'partial', unenforced, hidden }
     },
   }
 }

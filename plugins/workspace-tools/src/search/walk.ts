@@ -12,7 +12,7 @@
 import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ToolCall } from '@dsh/tools'
-import { checkReadable, dataDirOf, type Area } from '../area.js'
+import { checkReadable, dataDirOf, holdsAllowed, type Area } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused, viaFd } from '../paths.js'
 import { DIRECTORY, withFd } from '../tools/files.js'
@@ -113,7 +113,9 @@ export async function walk(area: Area, root: string, limits: WalkLimits, visit: 
         continue
       }
       if (entry.isDirectory()) {
-        if (VCS_DIRS.has(entry.name) || limits.skip?.has(path) || isIgnored(sets, path, true) || !readable(area, path, stats)) continue
+        if (VCS_DIRS.has(entry.name) || limits.skip?.has(path) || isIgnored(sets, path, true)) continue
+        // Why descend into a denied directory that holds an allowed one: its files are each checked again below
+        if (!readable(area, path, stats) && !holdsAllowed(area, path)) continue
         if (await descend(path, sets)) return true
       } else if (entry.isFile()) {
         if (isIgnored(sets, path, false) || !readable(area, path, stats)) continue

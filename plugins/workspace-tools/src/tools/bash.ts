@@ -81,7 +81,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const area = areaFor(sandbox, config, call)
       // the call goes along so each connection through the network proxy is recorded for it (sandbox/network)
       const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId })
-      call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced] } })
+      call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced], hidden: [...confined.hidden] } })
       let out: Awaited<ReturnType<typeof run>>
       let restored: string[] = []
       try {

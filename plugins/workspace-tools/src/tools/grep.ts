@@ -10,7 +10,7 @@
 import { fstatSync, lstatSync, statSync } from 'node:fs'
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
-import { areaFor, readableTarget } from '../area.js'
+import { areaFor, checkNotLinkedToDenied, readableTarget, type Area } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused } from '../paths.js'
 import { cutLines, shownPath, walkNotes } from '../search/display.js'
@@ -60,9 +60,11 @@ function fileFilter(args: Args): (rel: string) => boolean {
 }
 
 /** The file's text, or why it was not searched. */
-function readText(real: string, maxBytes: number): string | 'binary' | 'too-large' | 'unreadable' {
+function readText(area: Area, real: string, maxBytes: number): string | 'binary' | 'too-large' | 'unreadable' {
   try {
     return withFd(real, READ, (fd) => {
+      // a refused hard link to a denied file is 'unreadable': skipped, as the walk skips denied paths
+      checkNotLinkedToDenied(area, fd, real)
       if (fstatSync(fd).size > maxBytes) return 'too-large'
       const data = readFd(fd, real, maxBytes)
       // as ripgrep: a NUL byte near the start means a binary file, which is not searched
@@ -147,7 +149,7 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const hits: Hit[] = []
       let tooLarge = 0
       const search = (real: string) => {
-        const text = readText(real, config.maxReadBytes)
+        const text = readText(area, real, config.maxReadBytes)
         if (text === 'too-large') tooLarge++
         if (typeof text !== 'string' || text === 'binary' || text === 'too-large' || text === 'unreadable') return
         const match = matchText(pattern, text)

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
-import { readableTarget } from '../area.js'
+import { checkNotLinkedToDenied, readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused } from '../paths.js'
 import { READ, readFd, withFd } from './files.js'
@@ -52,7 +52,10 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<Args & Re
     prompt: 'read: open files with read rather than cat; it shows line numbers, which edit\'s old_string must not include. Large files: pass offset and limit.',
     execute(args, call) {
       const target = readableTarget(sandbox, config, call, args.file_path, 'file_path')
-      const data = withFd(target.real, READ, (fd) => readFd(fd, args.file_path, config.maxReadBytes))
+      const data = withFd(target.real, READ, (fd) => {
+        checkNotLinkedToDenied(target.area, fd, args.file_path)
+        return readFd(fd, args.file_path, config.maxReadBytes)
+      })
       if (data.subarray(0, 8192).includes(0)) throw new PathRefused(`${args.file_path} is a binary file`)
       const lines = data.toString('utf8').split('\n')
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
