@@ -3,6 +3,7 @@ import { attackSuite } from './attacks.js'
 import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
+import { protectedPathsSuite } from './protected-paths.js'
 import { readDenySuite } from './read-deny.js'
 
 await attackSuite('landlock')
@@ -10,3 +11,4 @@ await holesSuite('landlock')
 await limitsSuite('landlock')
 await namespaceSuite('landlock')
 await readDenySuite('landlock')
+await protectedPathsSuite('landlock')

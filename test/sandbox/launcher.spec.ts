@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bundledLauncher, DEFAULT_LIMITS, landlockProvider, launcherDir, launcherTarget } from '@dsh/sandbox'
+import { bundledLauncher, DEFAULT_LIMITS, PROTECTED_NAMES, landlockProvider, launcherDir, launcherTarget } from '@dsh/sandbox'
 
 const built = path.resolve(import.meta.dirname, '../../native/landlock-run/landlock-run')
 const target = launcherTarget()
@@ -85,6 +85,6 @@ describe.skipIf(process.platform !== 'linux')('the bundled launcher', () => {
     fs.chmodSync(path.join(dir, target, 'landlock-run'), 0o777)
     const provider = landlockProvider({ launcher: path.join(dir, target, 'landlock-run') })
     expect(await provider.probe()).toMatchObject({ available: false, reason: expect.stringMatching(/writable by group or others/) })
-    expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })).toThrow(/before a successful probe/)
+    expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES })).toThrow(/before a successful probe/)
   })
 })

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, restoreProtected, snapshotProtected } from '@dsh/sandbox'
+import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, restoreProtected, snapshotProtected } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -18,15 +18,17 @@ afterEach(() => {
 })
 
 describe('protected paths', () => {
-  it('the names are .git, .dsh, .claude, .codex and .mcp.json', () => {
-    expect(PROTECTED_NAMES).toEqual(['.git', '.dsh', '.claude', '.codex', '.mcp.json'])
+  it('the core names are .git, .dsh, .claude, .codex and .mcp.json; the default adds the start-up files and editor directories', () => {
+    expect(CORE_PROTECTED).toEqual(['.git', '.dsh', '.claude', '.codex', '.mcp.json'])
+    expect(PROTECTED_NAMES).toEqual([...CORE_PROTECTED, ...DEFAULT_PROTECTED_PATHS])
+    for (const name of ['.bashrc', '.zshrc', '.profile', '.gitconfig', '.gitmodules', '.vscode', '.idea', '.envrc', '.husky', '.npmrc']) expect(DEFAULT_PROTECTED_PATHS).toContain(name)
   })
 
   it('restore removes what was absent before, leaves what existed, and reports each change', () => {
     const ws = tmp()
     fs.mkdirSync(path.join(ws, '.git'))
     fs.writeFileSync(path.join(ws, '.git', 'config'), 'keep')
-    const before = snapshotProtected([ws])
+    const before = snapshotProtected([ws], CORE_PROTECTED)
     expect(before.map((e) => e.kind)).toEqual(['directory', 'absent', 'absent', 'absent', 'absent'])
     fs.mkdirSync(path.join(ws, '.claude'))
     fs.writeFileSync(path.join(ws, '.claude', 'settings.json'), '{"hooks":{}}')
@@ -69,7 +71,11 @@ describe('protected paths', () => {
     expect(protectedEntryOf(roots, '/w/.mcp.json')).toBe('/w/.mcp.json')
     expect(protectedEntryOf(roots, '/x/y/.claude')).toBe('/x/y/.claude')
     expect(protectedEntryOf(roots, '/w')).toBeUndefined()
-    expect(protectedEntryOf(roots, '/w/src/.git/config')).toBeUndefined() // only at the top of a root
+    expect(protectedEntryOf(roots, '/w/src/.git/config')).toBe('/w/src/.git') // a nested repository, to 3 levels down
+    expect(protectedEntryOf(roots, '/w/a/b/c/.envrc')).toBe('/w/a/b/c/.envrc')
+    expect(protectedEntryOf(roots, '/w/a/b/c/d/.envrc')).toBeUndefined() // deeper than PROTECTED_DEPTH
+    expect(protectedEntryOf(roots, '/w/.vscode/settings.json')).toBe('/w/.vscode')
+    expect(protectedEntryOf(roots, '/w/src/.git/config', CORE_PROTECTED.filter((n) => n !== '.git'))).toBeUndefined()
     expect(protectedEntryOf(roots, '/w/.github/workflows')).toBeUndefined()
     expect(protectedEntryOf(roots, '/elsewhere/.git')).toBeUndefined()
     expect(protectedEntryOf(roots, '/w/..git')).toBeUndefined()

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockNsArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
+import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockNsArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, PROTECTED_NAMES, CORE_PROTECTED, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -16,8 +16,8 @@ afterEach(() => {
   for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
 })
 
-const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], ...over })
-const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], ...over })
+const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })
+const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })
 
 /** The flag pairs/triples of an argv, for order checks. */
 const at = (argv: string[], ...seq: string[]) => argv.findIndex((_, i) => seq.every((s, j) => argv[i + j] === s))
@@ -64,10 +64,10 @@ describe('bwrap profile', () => {
     const ws = tmp()
     for (const n of ['.git', '.dsh', '.claude', '.codex']) fs.mkdirSync(path.join(ws, n))
     fs.writeFileSync(path.join(ws, '.mcp.json'), '{}')
-    expect(bwrapUnenforced(rw(ws))).toEqual([...nproc])
+    expect(bwrapUnenforced(rw(ws, { protectedPaths: CORE_PROTECTED }))).toEqual([...nproc])
     fs.rmSync(path.join(ws, '.codex'), { recursive: true })
     fs.symlinkSync(tmp(), path.join(ws, '.codex'))
-    expect(bwrapUnenforced(rw(ws))).toEqual(['protected-symlinks', ...nproc])
+    expect(bwrapUnenforced(rw(ws, { protectedPaths: CORE_PROTECTED }))).toEqual(['protected-symlinks', ...nproc])
   })
 
   it('network on: no network namespace, no --no-net, and host unix sockets reported', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { PROTECTED_NAMES, SANDBOX_EXEC, seatbeltArgs, seatbeltProfile, seatbeltProvider, seatbeltUnenforced, type ResolvedPolicy, DEFAULT_LIMITS } from '@dsh/sandbox'
 
 const ws = '/Users/dev/my "odd" (ws)'
-const policy = (over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], ...over })
+const policy = (over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })
 
 describe('seatbelt profile text', () => {
   it('read-only: deny by default, reads allowed, no write rule but /dev/null, no network', () => {
@@ -70,7 +70,7 @@ describe('seatbelt profile text', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-seatbelt-')))
     try {
       const { spawnSync } = await import('node:child_process')
-      const c = provider.confine(['/bin/sh', '-c', 'echo ok > f; mkdir .git; echo x > .git/config'], { mode: 'workspace-write', workspace: dir, writableRoots: [dir], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })
+      const c = provider.confine(['/bin/sh', '-c', 'echo ok > f; mkdir .git; echo x > .git/config'], { mode: 'workspace-write', workspace: dir, writableRoots: [dir], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES })
       spawnSync(c.argv[0], c.argv.slice(1), { cwd: dir })
       expect(fs.readFileSync(path.join(dir, 'f'), 'utf8')).toBe('ok\n')
       expect(fs.existsSync(path.join(dir, '.git'))).toBe(false)

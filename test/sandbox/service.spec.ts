@@ -9,7 +9,7 @@ import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError, SessionService } from '@dsh/kernel'
 import {
-  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_READ_DENY,
+  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
 } from '@dsh/sandbox'
 
 const temps: string[] = []
@@ -124,7 +124,7 @@ describe('policy checks', () => {
     fs.symlinkSync(path.join(ws, 'a'), path.join(ws, 'alias'))
     const { sandbox } = await start({ workspace: ws })
     expect(sandbox.resolve({ mode: 'workspace-write', workspace: ws, writableRoots: [path.join(ws, 'alias'), `${ws}/a/../a`], readDeny: [] }))
-      .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })
+      .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES })
     expect(sandbox.resolve({ mode: 'read-only', workspace: ws, writableRoots: [path.join(ws, 'a')] }).writableRoots).toEqual([])
   })
 })
@@ -241,7 +241,7 @@ describe('the provider chain', () => {
       const probe = await provider.probe()
       expect(probe.available, provider.name).toBe(false)
       expect(probe.reason).toMatch(/\/nonexistent\/landlock-run does not exist/)
-      expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [] })).toThrow(/before a successful probe/)
+      expect(() => provider.confine(['/bin/true'], { mode: 'read-only', workspace: '/', writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES })).toThrow(/before a successful probe/)
     }
   })
 
@@ -265,6 +265,9 @@ describe('configuration', () => {
       [{ readDeny: ['relative'] }, /sandbox config: sandbox\.readDeny\[0\] must be absolute or start with ~\//],
       [{ readAllow: [''] }, /sandbox config: sandbox\.readAllow\[0\] must be a non-empty path/],
       [{ readDeny: '/etc/shadow' }, /sandbox config/],
+      [{ protectedPaths: ['../up'] }, /sandbox config: sandbox\.protectedPaths\[0\] must be a relative path/],
+      [{ protectedPaths: ['/abs'] }, /sandbox\.protectedPaths\[0\] must be a relative path/],
+      [{ git: 'writable' }, /sandbox config/],
     ] as const) {
       expect(() => new SandboxService(new Context(), config as any)).toThrow(pattern)
     }
@@ -272,7 +275,7 @@ describe('configuration', () => {
 
   it('defaults: read-only, the current directory, network off, the workspace as the only allowed root', () => {
     const sandbox = new SandboxService(new Context(), {})
-    expect(sandbox.defaults).toEqual({ mode: 'read-only', workspace: process.cwd(), network: 'off', allowedRoots: [process.cwd()], limits: DEFAULT_LIMITS, readDeny: DEFAULT_READ_DENY, readAllow: [] })
+    expect(sandbox.defaults).toEqual({ mode: 'read-only', workspace: process.cwd(), network: 'off', allowedRoots: [process.cwd()], limits: DEFAULT_LIMITS, readDeny: DEFAULT_READ_DENY, readAllow: [], protectedPaths: DEFAULT_PROTECTED_PATHS, git: 'read-only' })
   })
 })
 

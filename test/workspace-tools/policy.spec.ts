@@ -146,7 +146,11 @@ describe('paths (workspace-write)', () => {
     expect(text(await k.call('read', { file_path: 'hard' }))).toBe('     1\tsecret')
   })
 
-  const protectedTargets = ['.git/config', '.git/hooks/pre-commit', '.claude/settings.json', '.mcp.json', '.dsh/x', '.codex/config.toml', '.git']
+  const protectedTargets = [
+    '.git/config', '.git/hooks/pre-commit', '.claude/settings.json', '.mcp.json', '.dsh/x', '.codex/config.toml', '.git',
+    '.bashrc', '.zshrc', '.gitconfig', '.envrc', '.vscode/tasks.json', '.idea/workspace.xml', '.husky/pre-push',
+    'pkg/.envrc', 'vendor/lib/.git/hooks/post-checkout', 'a/b/c/.npmrc',
+  ]
   for (const target of protectedTargets) {
     it(`protected: ${target} is never written or edited, whether or not it exists`, async () => {
       const { k, ws } = await setup({ mode: 'workspace-write' })
@@ -163,6 +167,24 @@ describe('paths (workspace-write)', () => {
       expect(snapshotDir(ws)).toEqual(before)
     })
   }
+
+  it('below PROTECTED_DEPTH levels a start-up file is an ordinary file', async () => {
+    const { k, ws } = await setup({ mode: 'workspace-write' })
+    expect((await k.call('write', { file_path: 'a/b/c/d/.envrc', content: 'ok' })).isError).toBe(false)
+    expect(fs.readFileSync(path.join(ws, 'a/b/c/d/.envrc'), 'utf8')).toBe('ok')
+  })
+
+  it('git: commit lets the file tools write inside .git but for its hooks, config and info', async () => {
+    const { k, ws } = await setup({ mode: 'workspace-write', sandbox: { git: 'commit' } })
+    fs.mkdirSync(path.join(ws, '.git/hooks'), { recursive: true })
+    fs.writeFileSync(path.join(ws, '.git/config'), '[core]\n')
+    expect((await k.call('write', { file_path: '.git/COMMIT_EDITMSG', content: 'msg' })).isError).toBe(false)
+    for (const target of ['.git/hooks/pre-commit', '.git/config', '.git/info/attributes', '.git/modules/sub/hooks/post-checkout']) {
+      expect((await k.call('write', { file_path: target, content: 'pwned' })).error?.message, target).toMatch(/protected path/)
+    }
+    expect(fs.readFileSync(path.join(ws, '.git/config'), 'utf8')).toBe('[core]\n')
+    expect(fs.readdirSync(path.join(ws, '.git/hooks'))).toEqual([])
+  })
 
   it('protected paths are judged by the real path: a symlink alias to .git is refused too', async () => {
     const { k, ws } = await setup({ mode: 'workspace-write' })

@@ -23,6 +23,10 @@ export interface KernelOptions {
     readDeny?: string[]
     /** paths inside denied ones that stay readable */
     readAllow?: string[]
+    /** relative paths kept read-only in every writable root besides the core ones */
+    protectedPaths?: string[]
+    /** `.git` read-only, or writable but for its hooks and config */
+    git?: 'read-only' | 'commit'
   }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
@@ -75,6 +79,10 @@ export const KernelOptionsSchema = Schema.object({
       .description('Paths (absolute or ~/…) that confined commands and the file tools may not read; an empty list denies nothing. Default: the usual credential stores (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.config/gcloud, ~/.azure, ~/.kube, ~/.docker/config.json, ~/.netrc, ~/.git-credentials, /etc/shadow, /etc/gshadow). The workspace stays readable.'),
     readAllow: Schema.array(Schema.string()).default(undefined as unknown as string[])
       .description('Paths inside readDeny ones that stay readable. Default: none.'),
+    protectedPaths: Schema.array(Schema.string()).default(undefined as unknown as string[])
+      .description('Relative paths kept read-only in every writable root, at its top and where they exist up to 3 directory levels below it, besides .git, .dsh, .claude, .codex and .mcp.json, which always are; an empty list adds none. Default: .vscode, .idea, .husky, .envrc, .gitmodules, .gitconfig, .npmrc, .bashrc, .bash_profile, .bash_login, .profile, .zshrc, .zshenv, .zprofile, .zlogin.'),
+    git: Schema.union(['read-only', 'commit'] as const).default('read-only')
+      .description('read-only: .git stays read-only as a whole, so confined commands cannot commit; commit: .git is writable except hooks, config, config.worktree, info, modules and worktrees, so git commit works.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   plugins: Schema.dict(Schema.any()),

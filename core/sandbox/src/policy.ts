@@ -9,6 +9,7 @@ import { isAbsolute, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
 import { resolveNetwork } from './network/policy.js'
+import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, protectedList, type GitProtection } from './protected-names.js'
 import { DEFAULT_READ_DENY, resolveReadPolicy } from './read-policy.js'
 import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
 
@@ -67,9 +68,13 @@ export interface PolicyDefaults {
   limits?: ResolvedLimits
   readDeny?: readonly string[]
   readAllow?: readonly string[]
+  /** the extra protected paths of a policy without `protectedPaths` */
+  protectedPaths?: readonly string[]
+  /** how `.git` is protected */
+  git?: GitProtection
 }
 
-const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits', 'readDeny', 'readAllow'])
+const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits', 'readDeny', 'readAllow', 'protectedPaths'])
 
 /**
  * Check a policy and resolve its paths. `allowedRoots` are the real paths
@@ -98,5 +103,7 @@ export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], 
   }
   const limits = resolveLimits(p.limits, defaults.limits ?? DEFAULT_LIMITS)
   const read = resolveReadPolicy(p.readDeny, p.readAllow, [workspace, ...writableRoots], { readDeny: defaults.readDeny ?? DEFAULT_READ_DENY, readAllow: defaults.readAllow ?? [] })
-  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read })
+  const protectedExtra = p.protectedPaths === undefined ? defaults.protectedPaths ?? DEFAULT_PROTECTED_PATHS : checkProtectedPaths('protectedPaths', p.protectedPaths)
+  const protectedPaths = Object.freeze(protectedList(protectedExtra, defaults.git ?? 'read-only'))
+  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read, protectedPaths })
 }

@@ -1,9 +1,11 @@
 /**
- * Protected paths: entries at the top of every writable root that a
- * confined command must not change, because something outside the sandbox
- * later runs what they say (git hooks and config, agent settings, MCP
- * servers), and what they lead to inside the roots (a protected symlink's
- * target, the git directory a `.git` file points to). Backends make the
+ * Protected paths: entries of every writable root that a confined command
+ * must not change, because something outside the sandbox later runs what
+ * they say (git hooks and config, agent settings, MCP servers, shell and
+ * editor start-up files; the names are in protected-names.ts), at its top
+ * and, where they exist, a few levels below it (protected-scan.ts), and
+ * what they lead to inside the roots (a protected symlink's target, the git
+ * directory a `.git` file points to). Backends make the
  * existing ones read-only where they can; a protected path that did not
  * exist before a call cannot be made uncreatable by a bind mount without
  * leaving a placeholder in the user's workspace, so it is removed when the
@@ -13,9 +15,10 @@ import { lstatSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
+import { PROTECTED_NAMES, protectedPrefix } from './protected-names.js'
+import { scanProtected } from './protected-scan.js'
 import { linkedTargets } from './protected-targets.js'
 
-export const PROTECTED_NAMES: readonly string[] = Object.freeze(['.git', '.dsh', '.claude', '.codex', '.mcp.json'])
 
 export type EntryKind = 'absent' | 'directory' | 'file' | 'symlink'
 
@@ -36,15 +39,32 @@ export function kindOf(path: string): { kind: EntryKind; target?: string } {
   }
 }
 
+/** The git directories a root's `.git` leads to inside the roots (a `.git` file's gitdir and commondir, a symlink's target). */
+function gitBases(root: string, roots: readonly string[]): string[] {
+  return linkedTargets(join(root, '.git'), roots)
+}
+
+export interface ProtectedPaths {
+  readonly paths: readonly string[]
+  /** the scan below the top stopped at its bound: deeper entries may be unprotected */
+  readonly truncated: boolean
+}
+
 /**
- * Every protected path of `roots`: each protected name at the top of each
- * root, then what those lead to inside the roots. A target that is a
- * writable root itself cannot be made read-only without making the whole
- * root read-only: that policy is refused.
+ * Every protected path of `roots` for the protected list `names`: each name
+ * at the top of each root (existing or not), the existing ones found below
+ * it, names inside `.git` (`.git/hooks`) also in the git directory a `.git`
+ * file or symlink leads to, then what those lead to inside the roots. A
+ * target that is a writable root itself cannot be made read-only without
+ * making the whole root read-only: that policy is refused.
  */
-export function protectedPathsOf(roots: readonly string[]): string[] {
+export function findProtected(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES): ProtectedPaths {
   const paths: string[] = []
-  for (const root of roots) for (const name of PROTECTED_NAMES) paths.push(join(root, name))
+  for (const root of roots) for (const name of names) paths.push(join(root, name))
+  const scan = scanProtected(roots, names)
+  paths.push(...scan.deep)
+  const inGit = names.filter((n) => n.startsWith(`.git${sep}`)).map((n) => n.slice(5))
+  if (inGit.length) for (const root of roots) for (const base of gitBases(root, roots)) for (const rest of inGit) paths.push(join(base, rest))
   for (const path of [...paths]) {
     for (const target of linkedTargets(path, roots)) {
       const root = roots.find((r) => r === target)
@@ -54,12 +74,29 @@ export function protectedPathsOf(roots: readonly string[]): string[] {
       if (!paths.includes(target)) paths.push(target)
     }
   }
-  return paths
+  return Object.freeze({ paths: Object.freeze([...new Set(paths)]), truncated: scan.truncated })
+}
+
+/** The protected paths of `roots` (see findProtected). */
+export function protectedPathsOf(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES): string[] {
+  return [...findProtected(roots, names).paths]
+}
+
+const found = new WeakMap<object, ProtectedPaths>()
+
+/** findProtected for a resolved policy, once per policy object (a call's service and provider share it). */
+export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[] }): ProtectedPaths {
+  let result = found.get(policy)
+  if (!result) {
+    result = findProtected(policy.writableRoots, policy.protectedPaths)
+    found.set(policy, result)
+  }
+  return result
 }
 
 /** What each protected path of `roots` is, now. */
-export function snapshotProtected(roots: readonly string[]): ProtectedEntry[] {
-  return protectedPathsOf(roots).map((path) => Object.freeze({ path, ...kindOf(path) }))
+export function snapshotProtected(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES): ProtectedEntry[] {
+  return protectedPathsOf(roots, names).map((path) => Object.freeze({ path, ...kindOf(path) }))
 }
 
 /** Undo what a finished call did to one protected entry; true when something changed. */
@@ -86,19 +123,22 @@ export function restoreProtected(before: readonly ProtectedEntry[]): string[] {
   return before.filter((entry) => restoreEntry(entry)).map((entry) => entry.path)
 }
 
-/** The protected path a real path is, or lies beneath, within one of `roots`. */
-export function protectedEntryOf(roots: readonly string[], realPath: string): string | undefined {
+/** The protected path a real path is, or lies beneath, within one of `roots` (by name, to PROTECTED_DEPTH levels down). */
+export function protectedEntryOf(roots: readonly string[], realPath: string, names: readonly string[] = PROTECTED_NAMES): string | undefined {
   for (const root of roots) {
     if (realPath === root || !isInside(root, realPath)) continue
-    const rel = relative(root, realPath)
-    const first = rel.split(sep)[0]
-    // Why case-insensitive: on macOS and Windows `.GIT` opens `.git`
-    const name = process.platform === 'linux' ? first : first.toLowerCase()
-    if (PROTECTED_NAMES.includes(name)) return join(root, first)
+    const entry = protectedPrefix(relative(root, realPath), names)
+    if (entry) return join(root, entry)
   }
-  // Why also the targets: writing `decoy/config.toml` is writing `.codex/config.toml` when `.codex -> decoy`
+  const inGit = names.filter((n) => n.startsWith(`.git${sep}`)).map((n) => n.slice(5))
   for (const root of roots) {
-    for (const name of PROTECTED_NAMES) {
+    // Why the git directories too: with only `.git/hooks` protected, a `.git` file's gitdir holds the hooks git runs
+    for (const base of inGit.length ? gitBases(root, roots) : []) {
+      const rest = inGit.find((r) => isInside(join(base, r), realPath))
+      if (rest) return join(base, rest)
+    }
+    // Why also the targets: writing `decoy/config.toml` is writing `.codex/config.toml` when `.codex -> decoy`
+    for (const name of names) {
       const target = linkedTargets(join(root, name), roots).find((t) => isInside(t, realPath))
       if (target) return target
     }

@@ -16,7 +16,8 @@ import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv } from './env.js'
 import { leaseProtected } from './ledger.js'
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
-import { protectedPathsOf } from './protected.js'
+import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, type GitProtection } from './protected-names.js'
+import { policyProtected } from './protected.js'
 import { sessionRecorder, type ConfineCall } from './network/events.js'
 import { isProxied, resolveNetwork, type NetworkPolicy } from './network/policy.js'
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
@@ -52,6 +53,10 @@ export interface SandboxConfig {
   readDeny?: string[]
   /** paths inside denied ones that stay readable, unless a policy sets them (default none) */
   readAllow?: string[]
+  /** relative paths kept read-only in every writable root besides the core ones, unless a policy sets them (default DEFAULT_PROTECTED_PATHS) */
+  protectedPaths?: string[]
+  /** `.git` read-only as a whole (default), or writable but for its hooks, config and the like (`commit`) */
+  git?: GitProtection
 }
 
 /**
@@ -69,12 +74,15 @@ export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
   limits: Schema.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, Schema.natural()])) as Record<keyof SandboxLimits, Schema<number>>),
   readDeny: Schema.array(Schema.string()),
   readAllow: Schema.array(Schema.string()),
+  protectedPaths: Schema.array(Schema.string()),
+  git: Schema.union(['read-only', 'commit'] as const),
 })
 
-type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup' | 'readDeny' | 'readAllow'>> & {
+type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup' | 'readDeny' | 'readAllow' | 'protectedPaths'>> & {
   limits: ResolvedLimits
   readDeny: readonly string[]
   readAllow: readonly string[]
+  protectedPaths: readonly string[]
 }
 
 interface Candidate {
@@ -256,7 +264,7 @@ export class SandboxService extends Service {
 
   private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease): Confined {
     // Why first: a protected symlink that leads to a writable root is a policy that cannot be enforced (INVALID_POLICY)
-    const protectedPaths = protectedPathsOf(policy.writableRoots)
+    const protectedPaths = policyProtected(policy).paths
     let made
     try {
       made = provider.confine(argv, policy)
@@ -321,9 +329,15 @@ function checkConfig(config: SandboxConfig): Defaults {
       throw new KernelError('INVALID_CONFIG', describeError(error).replace(/^sandbox policy: /, 'sandbox config: '), { cause: error, details: { path: (error as KernelError).details?.field ?? `sandbox.${field}` } })
     }
   }
+  let protectedPaths: readonly string[] = DEFAULT_PROTECTED_PATHS
+  try {
+    if (checked.protectedPaths !== undefined) protectedPaths = Object.freeze(checkProtectedPaths('sandbox.protectedPaths', checked.protectedPaths))
+  } catch (error) {
+    throw new KernelError('INVALID_CONFIG', describeError(error).replace(/^sandbox policy: /, 'sandbox config: '), { cause: error, details: { path: (error as KernelError).details?.field ?? 'sandbox.protectedPaths' } })
+  }
   const readDeny = Object.freeze([...(checked.readDeny ?? DEFAULT_READ_DENY)])
   const readAllow = Object.freeze([...(checked.readAllow ?? [])])
-  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits, readDeny, readAllow })
+  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits, readDeny, readAllow, protectedPaths, git: checked.git ?? 'read-only' })
 }
 
 function checkProvider(provider: SandboxProvider): void {

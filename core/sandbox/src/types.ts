@@ -24,6 +24,8 @@ export interface SandboxPolicy {
   readDeny?: string[]
   /** paths inside denied ones that stay readable */
   readAllow?: string[]
+  /** relative paths kept read-only in every writable root besides the core ones (default DEFAULT_PROTECTED_PATHS) */
+  protectedPaths?: string[]
 }
 
 /** A policy after checking: real paths, defaults filled in. */
@@ -42,6 +44,8 @@ export interface ResolvedPolicy {
   readonly readDeny: readonly string[]
   /** real paths inside a denied one that stay readable */
   readonly readAllow: readonly string[]
+  /** every protected path, relative (`.git`, `.git/hooks`, `.envrc`): the core ones and the policy's */
+  readonly protectedPaths: readonly string[]
 }
 
 export type Enforcement = 'full' | 'partial'

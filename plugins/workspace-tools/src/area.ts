@@ -20,6 +20,8 @@ export interface Area {
   writable: readonly string[]
   /** the sandbox policy's readDeny/readAllow, which the file tools honour as bash's backend does */
   read: ReadPolicy
+  /** the policy's protected paths (relative names), refused in every writable root */
+  protectedPaths: readonly string[]
 }
 
 function real(path: string): string[] {
@@ -50,6 +52,7 @@ export function areaFor(sandbox: SandboxService, config: Config, call: ToolCall)
     readable: [policy.workspace, ...policy.writableRoots, ...extra, ...real(spillDir(call))],
     writable: policy.writableRoots,
     read: { readDeny: policy.readDeny, readAllow: policy.readAllow },
+    protectedPaths: policy.protectedPaths,
   }
 }
 
@@ -102,7 +105,7 @@ export function checkWritable(area: Area, path: string, input: string): void {
   if (!area.writable.some((root) => isInside(root, path))) {
     throw new PathRefused(`${input} is outside the writable roots (${area.writable.join(', ')})`)
   }
-  const entry = protectedEntryOf(area.writable, path)
+  const entry = protectedEntryOf(area.writable, path, area.protectedPaths)
   // Why: git hooks, agent settings and MCP configs written here would later run outside any sandbox
   if (entry) throw new PathRefused(`${input} is inside the protected path ${entry}, which stays read-only`)
   const denied = deniedBy(area.read, path)

@@ -20,7 +20,7 @@ import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { isInside } from '../policy.js'
-import { protectedPathsOf } from '../protected.js'
+import { policyProtected } from '../protected.js'
 import { hiddenPaths } from '../read-policy.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
@@ -38,7 +38,7 @@ export interface BwrapOptions {
  */
 export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[] } {
   const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[] }
-  for (const path of protectedPathsOf(policy.writableRoots)) {
+  for (const path of policyProtected(policy).paths) {
     let st
     try {
       st = lstatSync(path)
@@ -126,6 +126,7 @@ export function bwrapUnenforced(policy: ResolvedPolicy): string[] {
     const { absent, symlinks } = protectedBinds(policy)
     if (absent.length) gaps.push('absent-protected-paths')
     if (symlinks.length) gaps.push('protected-symlinks')
+    if (policyProtected(policy).truncated) gaps.push('deep-protected-paths')
   }
   if (policy.network === 'on') gaps.push('pathname-unix-sockets')
   return [...gaps, ...limitsUnenforced()]

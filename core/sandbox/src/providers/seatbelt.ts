@@ -7,11 +7,11 @@
  * missing `.git` cannot be created either. It only runs on darwin; the text
  * is unit-tested everywhere.
  */
-import { join } from 'node:path'
 import { checkBinary } from '../binaries.js'
 import { confinedEnv } from '../env.js'
 import { probeReadOnlyWrite } from '../probe.js'
-import { PROTECTED_NAMES } from '../protected.js'
+import { isInside } from '../policy.js'
+import { policyProtected } from '../protected.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'
@@ -42,8 +42,8 @@ export function seatbeltProfile(policy: ResolvedPolicy): SeatbeltProfile {
   if (policy.mode === 'workspace-write') {
     policy.writableRoots.forEach((root, i) => {
       params[`WRITABLE_ROOT_${i}`] = root
-      const carveOuts = PROTECTED_NAMES.map((name, j) => {
-        params[`WRITABLE_ROOT_${i}_PROTECTED_${j}`] = join(root, name)
+      const carveOuts = policyProtected(policy).paths.filter((path) => isInside(root, path)).map((path, j) => {
+        params[`WRITABLE_ROOT_${i}_PROTECTED_${j}`] = path
         return `(require-not (subpath (param "WRITABLE_ROOT_${i}_PROTECTED_${j}")))`
       })
       lines.push(`(allow file-write* (require-all (subpath (param "WRITABLE_ROOT_${i}")) ${carveOuts.join(' ')}))`)

@@ -76,7 +76,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
     concurrency: 'exclusive',
     // whatever its caller asks for: Codex's escalation request needs workspace-write, anything else the session's mode
     requiredMode: (args) => (args.sandbox_permissions === 'require_escalated' ? 'workspace-write' : undefined),
-    prompt: 'bash: commands run confined. In read-only mode nothing outside a private /tmp can be written; the network is off unless the host turned it on, or reaches only the hosts the host allowed, through a proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set; there is no DNS inside); protected paths (.git, .dsh, .claude, .codex, .mcp.json) stay read-only. The environment is fixed (PATH, HOME=workspace, LANG); there is no stdin. Use read, write and edit for files.',
+    prompt: 'bash: commands run confined. In read-only mode nothing outside a private /tmp can be written; the network is off unless the host turned it on, or reaches only the hosts the host allowed, through a proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set; there is no DNS inside); protected paths (.git, .dsh, .claude, .codex, .mcp.json, shell start-up files such as .bashrc, .envrc, .vscode, .idea) stay read-only. The environment is fixed (PATH, HOME=workspace, LANG); there is no stdin. Use read, write and edit for files.',
     async execute(args, call) {
       const area = areaFor(sandbox, config, call)
       // the call goes along so each connection through the network proxy is recorded for it (sandbox/network)

@@ -1,0 +1,78 @@
+/**
+ * Finding protected entries below the top of the writable roots: a nested
+ * repository's `.git`, a package's `.envrc` or `.vscode`. The directories
+ * up to PROTECTED_DEPTH levels below each root are listed (never following
+ * a symlink, never entering `node_modules`, a VCS directory or a protected
+ * directory, which is protected whole), and the protected names found there
+ * that exist are returned. Bounded: after MAX_SCAN_DIRS directories the
+ * scan stops and says so (the caller reports `deep-protected-paths`).
+ * Entries that do not exist below the top are not returned: creating one
+ * cannot be prevented there (see docs/threat-model.md).
+ */
+import { lstatSync, readdirSync, type Dirent } from 'node:fs'
+import { join, sep } from 'node:path'
+import { PROTECTED_DEPTH } from './protected-names.js'
+
+/** How many directories one scan lists before it stops. */
+export const MAX_SCAN_DIRS = 2000
+
+/** Directories never entered: vast, rewritten by package managers, or version control's own. */
+const SKIP = new Set(['node_modules', '.git', '.hg', '.svn', '.jj'])
+
+export interface ProtectedScan {
+  /** existing protected entries below the top level of the roots (real paths) */
+  readonly deep: readonly string[]
+  /** the scan stopped at MAX_SCAN_DIRS */
+  readonly truncated: boolean
+}
+
+function list(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return [] // unreadable or vanished: nothing in it can be bound anyway
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The existing protected entries in the directories 1..PROTECTED_DEPTH levels below each root. */
+export function scanProtected(roots: readonly string[], names: readonly string[]): ProtectedScan {
+  const single = new Set(names.filter((n) => !n.includes(sep)))
+  const nested = names.filter((n) => n.includes(sep))
+  const deep: string[] = []
+  let listed = 0
+  let truncated = false
+  for (const root of roots) {
+    // breadth first, so a truncated scan has covered the shallowest levels; the root is level 0
+    let level: string[] = [root]
+    for (let depth = 0; depth <= PROTECTED_DEPTH && level.length; depth++) {
+      const next: string[] = []
+      for (const dir of level) {
+        if (++listed > MAX_SCAN_DIRS) {
+          truncated = true
+          return Object.freeze({ deep: Object.freeze([...new Set(deep)]), truncated })
+        }
+        if (depth > 0) for (const name of nested) if (exists(join(dir, name))) deep.push(join(dir, name))
+        for (const entry of list(dir)) {
+          const path = join(dir, entry.name)
+          if (single.has(entry.name)) {
+            // Why not entered: a protected directory is protected whole (the top level's are listed by the caller)
+            if (depth > 0) deep.push(path)
+            continue
+          }
+          if (depth < PROTECTED_DEPTH && entry.isDirectory() && !SKIP.has(entry.name) && !roots.includes(path)) next.push(path)
+        }
+      }
+      level = next
+    }
+  }
+  return Object.freeze({ deep: Object.freeze([...new Set(deep)]), truncated })
+}
