@@ -11,7 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SandboxService, type LocalBackend, type SandboxConfig } from '@dsh/sandbox'
+import { SandboxService, SNAPSHOT_MAX_BYTES, type LocalBackend, type SandboxConfig } from '@dsh/sandbox'
 import { cleanTemps, runConfined, tmp, tree } from './harness.js'
 import { lacks } from '../backends.js'
 
@@ -80,11 +80,13 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
       const r = await sh(sandbox, ws, `${ATTACK}; echo ok > allowed.txt`)
       expect(fs.readFileSync(path.join(ws, 'allowed.txt'), 'utf8')).toBe('ok\n') // the rest of the workspace is writable
       fs.rmSync(path.join(ws, 'allowed.txt'))
+      // Landlock lets the rename happen: .husky is put back, and the moved copy is an ordinary directory of the workspace
+      fs.rmSync(path.join(ws, 'husky-gone'), { recursive: true, force: true })
       expect(tree(ws)).toEqual(before)
       if (backend === 'landlock') {
         // Landlock cannot refuse the writes: what the call changed was put back, and the result says so
         expect(r.confined.unenforced).toContain('protected-paths')
-        for (const entry of ['.bashrc', '.vscode', '.git/hooks', '.git/config', 'vendor/lib/.git', 'packages/app/sub/.envrc']) expect(r.restored).toContain(path.join(ws, entry))
+        for (const entry of ['.bashrc', '.vscode', '.git/hooks', '.git/config', 'vendor/lib/.git/hooks', 'vendor/lib/.git/config', 'packages/app/sub/.envrc']) expect(r.restored).toContain(path.join(ws, entry))
       } else {
         expect(r.restored).toEqual([])
       }
@@ -129,6 +131,40 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
       expect(fs.readFileSync(path.join(ws, '.git/config'), 'utf8')).toBe(config)
       expect(fs.readFileSync(path.join(ws, '.bashrc'), 'utf8')).toBe('# .bashrc\n')
       expect(fs.existsSync(path.join(ws, '.git/info/attributes'))).toBe(false)
+    })
+
+    it('an ancestor swapped for a link out of the workspace: nothing is written through it, and .git is a directory again', async () => {
+      const ws = workspace()
+      const outside = tmp('outside')
+      fs.mkdirSync(path.join(outside, 'hooks'))
+      const r = await sh(sandbox, ws, `mv .git .git-moved && ln -s ${outside} .git; echo evil > ${outside}/hooks/pre-commit`)
+      expect(fs.lstatSync(path.join(ws, '.git')).isDirectory()).toBe(true)
+      if (backend === 'landlock') {
+        // the outside directory is not writable to the command; restoring .git/config and .git/hooks wrote inside the workspace only
+        expect(tree(outside)).toEqual({ 'hooks/': '' })
+        expect(fs.readFileSync(path.join(ws, '.git/config'), 'utf8')).toContain('[core]')
+        expect(r.restored).toContain(path.join(ws, '.git'))
+      } else {
+        expect(fs.existsSync(path.join(ws, '.git-moved'))).toBe(false)
+      }
+    })
+
+    it('protected entries over the snapshot bound: Landlock refuses the call before anything runs; bwrap keeps them read-only', async () => {
+      const ws = workspace()
+      fs.writeFileSync(path.join(ws, '.vscode/big.bin'), Buffer.alloc(SNAPSHOT_MAX_BYTES + 1))
+      const script = 'echo ran > ran.txt'
+      if (backend === 'landlock') {
+        await expect(sandbox.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringContaining('put back after the call hold more than') })
+        expect(fs.existsSync(path.join(ws, 'ran.txt'))).toBe(false)
+        // no lease was left behind: a later call with the big file gone runs
+        fs.rmSync(path.join(ws, '.vscode/big.bin'))
+        const r = await sh(sandbox, ws, script)
+        expect(r.code).toBe(0)
+        return
+      }
+      const r = await sh(sandbox, ws, `${script}; echo x >> .vscode/big.bin`)
+      expect(fs.statSync(path.join(ws, '.vscode/big.bin')).size).toBe(SNAPSHOT_MAX_BYTES + 1)
+      expect(r.code).not.toBe(0)
     })
 
     it('protectedPaths in the config replaces the extra list: .envrc listed is kept, .bashrc not listed is writable', async () => {

@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
 import { kindOf, restoreEntry, type ProtectedEntry } from './protected.js'
+import { newBudget, snapshotEntry } from './restore.js'
 
 const LOCK_WAIT_MS = 10_000
 /** a lock directory without an owner file for this long was left by a process killed while taking it */
@@ -115,18 +116,28 @@ function writeState(file: string, state: State): void {
   renameSync(tmp, file)
 }
 
-/** Take the protected entries at `paths` for one call. */
-export function leaseProtected(paths: readonly string[], writableRoots: readonly string[]): Lease {
+/**
+ * Take the protected entries at `paths` for one call; those in `snapshot`
+ * are recorded with their content, to be put back whole (restore.ts).
+ */
+export function leaseProtected(paths: readonly string[], writableRoots: readonly string[], snapshot: readonly string[] = []): Lease {
   const dir = ledgerDir(writableRoots)
   const me: Holder = { pid: process.pid, id: randomUUID() }
   const unlock = lockDir(dir)
   const entries: ProtectedEntry[] = []
+  const budget = newBudget()
   try {
-    for (const path of paths) {
+    // Why two passes: a snapshot over its bound throws, and then no lease may have been written
+    const taken = [...new Set([...paths, ...snapshot])].map((path) => {
       const file = stateFile(dir, path)
       const held = readState(file, path)
       // Why the recorded entry: what this call sees may be what an overlapping call created
-      const entry = held?.holders.length ? held.entry : Object.freeze({ path, ...kindOf(path) })
+      if (held?.holders.length) return { file, held, entry: held.entry }
+      const now = kindOf(path)
+      const content = snapshot.includes(path) && now.kind !== 'absent' ? snapshotEntry(path, budget) : undefined
+      return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}) }) as ProtectedEntry }
+    })
+    for (const { file, held, entry } of taken) {
       writeState(file, { entry, holders: [...(held?.holders ?? []), me] })
       entries.push(entry)
     }

@@ -11,13 +11,14 @@
  * leaving a placeholder in the user's workspace, so it is removed when the
  * call ends — once the last overlapping call has ended (ledger.ts).
  */
-import { lstatSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
+import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
 import { PROTECTED_NAMES, protectedPrefix } from './protected-names.js'
 import { scanProtected } from './protected-scan.js'
 import { linkedTargets } from './protected-targets.js'
+import { restoreSnapshot, type Snapshot } from './restore.js'
 
 
 export type EntryKind = 'absent' | 'directory' | 'file' | 'symlink'
@@ -27,6 +28,8 @@ export interface ProtectedEntry {
   readonly kind: EntryKind
   /** the link text of a symlink */
   readonly target?: string
+  /** what it held, for a backend that cannot keep it read-only and puts it back instead (restore.ts) */
+  readonly content?: Snapshot
 }
 
 export function kindOf(path: string): { kind: EntryKind; target?: string } {
@@ -101,9 +104,16 @@ export function snapshotProtected(roots: readonly string[], names: readonly stri
 
 /** Undo what a finished call did to one protected entry; true when something changed. */
 export function restoreEntry(entry: ProtectedEntry): boolean {
+  if (entry.content) return restoreSnapshot(entry.path, entry.content)
   const now = kindOf(entry.path)
   if (entry.kind === 'absent' && now.kind !== 'absent') {
     rmSync(entry.path, { recursive: true, force: true })
+    return true
+  }
+  if (entry.kind === 'directory' && now.kind !== 'directory') {
+    // Why: a `.git` swapped for a link to a directory the command filled would carry its hooks
+    rmSync(entry.path, { recursive: true, force: true })
+    mkdirSync(entry.path)
     return true
   }
   if (entry.kind === 'symlink' && (now.kind !== 'symlink' || now.target !== entry.target)) {

@@ -12,7 +12,7 @@ import { isAbsolute, resolve } from 'node:path'
 import Schema from 'schemastery'
 import { describeError, KernelError, rejectUnknownKeys, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
-import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
+import { checkArgv, isInside, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv } from './env.js'
 import { leaseProtected } from './ledger.js'
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
@@ -133,7 +133,7 @@ export class SandboxService extends Service {
     if (resolved.mode === 'danger-full-access') {
       // nothing confines the command, host patterns included: said, not hidden
       const unenforced = Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : [])
-      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), hidden: Object.freeze([]), cleanup: () => [] })
+      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), hidden: Object.freeze([]), restores: Object.freeze([]), cleanup: () => [] })
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
@@ -272,6 +272,9 @@ export class SandboxService extends Service {
       if (made.enforcement !== 'full' && made.enforcement !== 'partial') throw new Error(`returned enforcement ${JSON.stringify(made.enforcement)}`)
       if (!Array.isArray(made.unenforced)) throw new Error('returned no unenforced list')
       if (made.hidden !== undefined && !(Array.isArray(made.hidden) && made.hidden.every((h) => typeof h === 'string'))) throw new Error('returned a malformed hidden list')
+      if (made.snapshot !== undefined && !(Array.isArray(made.snapshot) && made.snapshot.every((p) => typeof p === 'string' && policy.writableRoots.some((root) => isInside(root, p))))) {
+        throw new Error('returned a snapshot list that is not of paths inside the writable roots')
+      }
     } catch (error) {
       throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} failed to confine the command: ${describeError(error)}`, { cause: error })
     }
@@ -279,7 +282,9 @@ export class SandboxService extends Service {
     const hidden = made.hidden ?? []
     const unhidden = hiddenPaths(policy).filter((path) => !hidden.includes(path))
     const unenforced = unhidden.length && !made.unenforced.includes('read-deny') ? [...made.unenforced, 'read-deny'] : made.unenforced
-    const lease = leaseProtected(protectedPaths, policy.writableRoots)
+    const restores = made.snapshot ?? []
+    // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
+    const lease = leaseProtected(protectedPaths, policy.writableRoots, restores)
     return Object.freeze({
       argv: Object.freeze([...made.argv]),
       backend: made.backend ?? provider.name,
@@ -287,6 +292,7 @@ export class SandboxService extends Service {
       unenforced: Object.freeze([...unenforced]),
       env: confinedEnv(policy),
       hidden: Object.freeze([...hidden]),
+      restores: Object.freeze([...restores]),
       cleanup: () => {
         // Why first: once the command is gone nothing may use its listener
         proxy?.close()

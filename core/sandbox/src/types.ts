@@ -68,6 +68,12 @@ export interface Confined {
   /** the denied paths that exist and that the backend hides from the command (the rest are in `unenforced`) */
   readonly hidden: readonly string[]
   /**
+   * Protected entries the backend cannot keep read-only that were copied
+   * before the call and are put back by `cleanup()` (Landlock alone);
+   * empty where they are read-only (bwrap) or nothing is writable.
+   */
+  readonly restores: readonly string[]
+  /**
    * Call once the command and everything it started are gone: removes a
    * protected path the command created (one that did not exist before) and
    * restores a protected symlink it replaced — once no overlapping call on
@@ -94,6 +100,8 @@ export interface ProviderConfined {
   unenforced: string[]
   /** the denied paths it hides (default: none; a provider that hides nothing says so in `unenforced`) */
   hidden?: string[]
+  /** existing protected entries it cannot keep read-only, which the service copies before the call and puts back after it */
+  snapshot?: string[]
 }
 
 export interface SandboxProvider {

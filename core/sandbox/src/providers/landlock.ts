@@ -13,6 +13,7 @@ import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { isInside } from '../policy.js'
 import { carveReadRules, type CarvedRules } from './landlock-read.js'
+import { landlockSnapshot } from './landlock-restore.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { runProbeCommand } from '../probe-command.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -106,7 +107,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
       if (isProxied(policy.network) && info.abi < 4) throw new Error(`network by host needs Landlock ABI 4 (TCP rules, Linux 6.7); this kernel has ABI ${info.abi}`)
       const unenforced = landlockUnenforced(policy, info)
       const { hidden } = landlockReadRules(policy, readRules)
-      return { argv: build(argv, policy), enforcement: 'partial', unenforced, hidden }
+      return { argv: build(argv, policy), enforcement: 'partial', unenforced, hidden, snapshot: landlockSnapshot(policy) }
     },
   }
 }

@@ -90,21 +90,23 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         // only now: nothing the command started runs any more
         restored = confined.cleanup()
       }
+      // Why a durable event: what the command changed and the sandbox put back is part of the audit
+      if (restored.length) await call.session.append('sandbox/restored', { callId: call.callId, paths: restored })
       if (call.signal.aborted) throw new Error('bash was aborted; its process group was killed')
       if (out.spawnError !== undefined) throw new Error(`bash: the command could not start: ${out.spawnError}`)
       const stdout = out.stdout.text()
       const stderr = out.stderr.text()
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
+      const notes = restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : ''
       if (out.termination?.reason === 'deadline') {
         const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`
-        throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}`)
+        throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}${notes}`)
       }
       if (out.exitCode === LAUNCHER_ERROR && confined.backend !== 'none' && /^landlock-run: /m.test(stderr)) {
         throw new Error(`bash: the sandbox could not start the command: ${stderr.trim()}`)
       }
       const status = out.exitCode !== null ? `[exit code ${out.exitCode}]` : `[killed by ${out.signal}]`
-      const notes = restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : ''
       return {
         content: `${transcript ? `${transcript}\n` : ''}${status}${notes}`,
         value: { stdout, stderr, exitCode: out.exitCode, ...(restored.length ? { restoredProtectedPaths: restored } : {}) },

@@ -1,0 +1,48 @@
+/**
+ * What Landlock alone puts back instead of keeping read-only. Its rules only
+ * add access, so nothing beneath a writable root can be read-only during
+ * the call; the service copies these protected entries before it and
+ * restores them after (restore.ts): each existing protected entry whole,
+ * except `.dsh` (the kernel writes its session logs there during the call)
+ * and git directories, of which only what git runs or obeys is copied —
+ * `config`, `config.worktree`, `hooks` and `info` — not objects, refs or
+ * the submodules' and worktrees' git directories (`modules`, `worktrees`),
+ * which can be large. Those stay `protected-paths` in `unenforced`.
+ */
+import { lstatSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { policyProtected } from '../protected.js'
+import type { ResolvedPolicy } from '../types.js'
+
+const GIT_PARTS = ['config', 'config.worktree', 'hooks', 'info']
+
+function kind(path: string): 'dir' | 'other' | undefined {
+  try {
+    return lstatSync(path).isDirectory() ? 'dir' : 'other'
+  } catch {
+    return undefined
+  }
+}
+
+/** A git directory: `.git` itself, or what a `.git` file points to (HEAD and objects inside). */
+function isGitDir(path: string): boolean {
+  if (kind(path) !== 'dir') return false
+  return basename(path) === '.git' || (kind(join(path, 'HEAD')) === 'other' && kind(join(path, 'objects')) === 'dir')
+}
+
+/** The existing protected entries of a policy that the service copies before the call and restores after it. */
+export function landlockSnapshot(policy: ResolvedPolicy): string[] {
+  if (policy.mode !== 'workspace-write') return []
+  const out: string[] = []
+  for (const path of policyProtected(policy).paths) {
+    const name = basename(path)
+    if (name === '.dsh' || !kind(path)) continue
+    if (basename(dirname(path)) === '.git' && (name === 'modules' || name === 'worktrees')) continue
+    if (isGitDir(path)) {
+      for (const part of GIT_PARTS) if (kind(join(path, part))) out.push(join(path, part))
+      continue
+    }
+    out.push(path)
+  }
+  return [...new Set(out)]
+}
