@@ -2,9 +2,10 @@
 // shell start-up files and editor directories at the top of the workspace
 // and a few levels below it (a nested repository's hooks, a package's
 // .envrc), and git with `.git` read-only (the default) or writable but for
-// its hooks and config (`git: 'commit'`). bwrap refuses each write during
-// the call; Landlock alone cannot, and puts back what the call changed when
-// it ends. Every test compares the workspace before and after.
+// its hooks and config (`git: 'commit'`). bwrap and landlock-ns (their
+// own read-only binds) refuse each write during the call; Landlock alone
+// cannot, and puts back what the call changed when it ends. Every test
+// compares the workspace before and after.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -88,7 +89,10 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
         expect(r.confined.unenforced).toContain('protected-paths')
         for (const entry of ['.bashrc', '.vscode', '.git/hooks', '.git/config', 'vendor/lib/.git/hooks', 'vendor/lib/.git/config', 'packages/app/sub/.envrc']) expect(r.restored).toContain(path.join(ws, entry))
       } else {
+        // bound read-only: nothing to put back, and nothing claimed unenforced about them
         expect(r.restored).toEqual([])
+        expect(r.confined.restores).toEqual([])
+        expect(r.confined.unenforced).not.toContain('protected-paths')
       }
     })
 

@@ -7,8 +7,10 @@ import { attackSuite } from './attacks.js'
 import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
+import { protectedPathsSuite } from './protected-paths.js'
 
 await attackSuite('landlock-ns')
 await holesSuite('landlock-ns')
 await limitsSuite('landlock-ns')
 await namespaceSuite('landlock-ns')
+await protectedPathsSuite('landlock-ns')
