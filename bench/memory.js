@@ -2,12 +2,12 @@
 // more tools registered, after 100,000 calls in one session, over a bare node process measured in
 // the same run (all after forced collections). The calls go to one of the tools, as in the pipeline
 // figures; memory.kernel_rss_all_tools_mb spreads them over all 1,000, so each tool's validator is
-// compiled (each has a schema of its own). Needs the build (lib/). The child is bench/memory-run.js.
+// compiled (each has a schema of its own). Needs the build (lib/). The child is bench/children/memory-run.js (not a suite: run.js runs the files at the top of bench/).
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { median } from './lib.js'
 
-const RUN = fileURLToPath(new URL('./memory-run.js', import.meta.url))
+const RUN = fileURLToPath(new URL('./children/memory-run.js', import.meta.url))
 const SAMPLES = 3
 const CALLS = 100_000
 const TOOLS = 1000

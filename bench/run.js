@@ -40,7 +40,9 @@ for (const file of suites) {
     lines = [JSON.stringify({ name: `${file.replace(/\.js$/, '')}.error`, value: NaN, unit: 'error', note: `the suite's process failed: ${error.message}` })]
   }
   for (const line of lines) {
-    const row = JSON.parse(line)
+    const parsed = JSON.parse(line)
+    // a line that is not a figure (a suite printing its own JSON) is named as the error it is
+    const row = typeof parsed.name === 'string' ? parsed : { name: `${file.replace(/\.js$/, '')}.error`, value: NaN, unit: 'error', note: `not a figure: ${line.slice(0, 80)}` }
     rows.push(row)
     if (json) process.stdout.write(JSON.stringify(row) + '\n')
   }

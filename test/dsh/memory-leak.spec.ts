@@ -1,5 +1,5 @@
 // No growth with calls: a kernel with the built-in default set and 1,000 tools makes 200,000
-// sequential calls in one session (bench/memory-run.js, the child of memory.kernel_rss_mb, on the
+// sequential calls in one session (bench/children/memory-run.js, the child of memory.kernel_rss_mb, on the
 // build), and what it holds after a forced collection at 200,000 is what it held at 100,000,
 // within a margin. A figure, not a timing: memory.kernel_rss_mb in bench/ gives the RSS.
 import { execFile } from 'node:child_process'
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
-const RUN = fileURLToPath(new URL('../../bench/memory-run.js', import.meta.url))
+const RUN = fileURLToPath(new URL('../../bench/children/memory-run.js', import.meta.url))
 /** MB; the session window alone is about 4 MB of lines, held events are 20,000 at most */
 const MARGIN_MB = 3
 

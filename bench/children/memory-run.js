@@ -2,8 +2,8 @@
 // default set (in a temporary workspace) and 1,000 more tools, making sequential calls through
 // the pipeline in one session, and at each checkpoint, after two forced collections, one JSON
 // line of its memory. Needs the build (lib/) and --expose-gc.
-//   node --expose-gc bench/memory-run.js <checkpoint calls, comma-separated> [tools] [tools called]
-//   node --expose-gc bench/memory-run.js --bare     the baseline: the same process, nothing imported
+//   node --expose-gc bench/children/memory-run.js <checkpoint calls, comma-separated> [tools] [tools called]
+//   node --expose-gc bench/children/memory-run.js --bare     the baseline: the same process, nothing imported
 // The tools are read-only no-ops (so the default set's permission rules allow them without asking).
 // Each tool has a schema of its own (as tools from different servers do), so each call of a new
 // tool compiles a validator: the 1,000 validators are part of the figure.
@@ -32,7 +32,7 @@ const called = Number(process.argv[4] ?? toolCount)
 const dir = mkdtempSync(join(tmpdir(), 'dsh-memory-'))
 process.chdir(dir)
 const { createKernel } = await import('dsh')
-const { defaultSet } = await import('../core/dsh/lib/default-set.js')
+const { defaultSet } = await import('../../core/dsh/lib/default-set.js')
 const kernel = await createKernel({ ...defaultSet(), dataDir: join(dir, '.dsh') })
 try {
   kernel.ctx.plugin({
