@@ -5,7 +5,7 @@
 // work on the machine hits both sides alike.
 import { spawnSync } from 'node:child_process'
 import { realpathSync } from 'node:fs'
-import { bwrapProvider, DEFAULT_LIMITS, landlockNsProvider, landlockProvider } from '@dsh/sandbox'
+import { bwrapProvider, DEFAULT_LIMITS, landlockNsProvider, landlockProvider, PROTECTED_NAMES, resolveReadPolicy } from '@dsh/sandbox'
 import { median, now, tempDir } from './lib.js'
 
 const SAMPLES = 200
@@ -26,7 +26,8 @@ export async function run() {
   const tmp = tempDir('dsh-bench-sandbox-')
   try {
     const workspace = realpathSync(tmp.dir)
-    const policy = { mode: 'read-only', workspace, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS }
+    // the service's defaults: the default read-deny list and protected names
+    const policy = { mode: 'read-only', workspace, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, ...resolveReadPolicy(undefined, undefined, [workspace]), protectedPaths: PROTECTED_NAMES }
     const argvs = { bare: ['/bin/true'] }
     const skipped = []
     for (const provider of [landlockProvider(), landlockNsProvider(), bwrapProvider()]) {

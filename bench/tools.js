@@ -14,8 +14,8 @@ const SAMPLES = 120
 const WARMUP = 15
 const ARGV = ['/bin/sh', '-c', 'true']
 
-// the execa the bash tool itself runs (9.x, a dependency of workspace-tools; the root's is an older CommonJS one)
-const toolRequire = createRequire(createRequire(import.meta.url).resolve('@dsh/workspace-tools/package.json'))
+// the execa the bash tool itself runs (9.x, through @dsh/sandbox's process runner; the root's is an older CommonJS one)
+const toolRequire = createRequire(createRequire(import.meta.url).resolve('@dsh/sandbox/package.json'))
 const execaDir = toolRequire.resolve.paths('execa').map((dir) => join(dir, 'execa')).find((dir) => existsSync(join(dir, 'index.js')))
 const { execa } = await import(pathToFileURL(join(execaDir, 'index.js')).href)
 
