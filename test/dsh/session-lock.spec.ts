@@ -1,11 +1,11 @@
 /**
  * The session lock: one process at a time on a session log. A second locker
  * is refused naming the session and the holder's pid; a lock left by a dead
- * process is taken over; a lock that names no pid is stale; release removes
+ * process is taken over; a lock that names no pid is stale once it is a second old; release removes
  * only our own lock. The holders are real processes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -71,7 +71,12 @@ describe('lockSession', () => {
     writeFileSync(lockFile, `${deadPid()}\n`)
     const lock = lockSession('s1', path)
     lock.release()
+    // a lock naming no pid: being written by a holder while it is young, stale once older than a second
     writeFileSync(lockFile, 'garbage')
+    expect(() => lockSession('s1', path)).toThrow(/is being locked by another process/)
+    expect(readFileSync(lockFile, 'utf8')).toBe('garbage')
+    const past = new Date(Date.now() - 5_000)
+    utimesSync(lockFile, past, past)
     const again = lockSession('s1', path)
     // someone replaced our lock (by hand): release must not remove theirs
     writeFileSync(lockFile, '1\n')

@@ -27,6 +27,18 @@ export interface SessionLock {
 /** a takeover file older than this was left by a process that died while taking over */
 const TAKEOVER_STALE_MS = 10_000
 
+/** a lock file naming no pid is stale once older than this (a live holder writes its pid at once) */
+const UNWRITTEN_STALE_MS = 1_000
+
+/** How long ago `path` was last changed; 0 when it cannot be read (not stale). */
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
 /** Whether a process with this pid exists (one we may not signal exists too). */
 export function pidAlive(pid: number): boolean {
   try {
@@ -79,16 +91,13 @@ function takeOver(path: string): void {
   const takeover = `${path}.takeover`
   if (!create(takeover, `${process.pid}\n`)) {
     // someone is taking over now — or died doing it, long ago
-    let age = 0
-    try {
-      age = Date.now() - statSync(takeover).mtimeMs
-    } catch {}
-    if (age > TAKEOVER_STALE_MS) remove(takeover)
+    if (ageMs(takeover) > TAKEOVER_STALE_MS) remove(takeover)
     return
   }
   try {
     const holder = holderOf(path)
-    if (holder === undefined || !pidAlive(holder)) remove(path)
+    // Why wait for a pid-less file to age: a holder writes its pid just after creating the file
+    if (holder === undefined ? ageMs(path) > UNWRITTEN_STALE_MS : !pidAlive(holder)) remove(path)
   } finally {
     remove(takeover)
   }
@@ -116,6 +125,9 @@ export function lockSession(id: string, logPath: string): SessionLock {
       }
     }
     const holder = holderOf(path)
+    if (holder === undefined && ageMs(path) <= UNWRITTEN_STALE_MS) {
+      throw new SessionLockedError(`session ${JSON.stringify(id)} is being locked by another process (lock file ${path} names no pid yet); one process at a time may append to a session`, id, path)
+    }
     if (holder !== undefined && pidAlive(holder)) {
       const who = holder === process.pid ? 'this process' : `process ${holder}`
       throw new SessionLockedError(`session ${JSON.stringify(id)} is in use by ${who} (lock file ${path}); one process at a time may append to a session`, id, path, holder)
