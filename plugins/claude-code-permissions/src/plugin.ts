@@ -87,7 +87,7 @@ async function prepare(ctx: Context, config: Config) {
   const home = resolve(config.home ?? homedir())
   const toolName = claudeToolNamer(config.toolNames ?? {})
   const extraTools = new Set([...Object.values(CLAUDE_TOOL_NAMES), ...Object.values(config.toolNames ?? {})])
-  // the shell grammar is loaded at the first decision, not at start (see shell.ts)
+  // the shell grammar is loaded at the first Bash decision, not at start (see shell.ts)
   const store = new RuleStore(sources(config, workspace, home), config.permissions, { workspace, home, extraTools })
   const logger = ctx.logger('claude-code-permissions')
   const refresh = () => {
@@ -148,9 +148,11 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
 
   ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
     const engine = await ready
-    if (!shellParserLoaded()) await loadShellParser()
+    // only a Bash decision reads the command with the grammar; without it, analyzeShell throws and the call is refused
+    if (engine.ruleTool(exec.name) === 'Bash' && !shellParserLoaded()) await loadShellParser()
     const { outcome, mode } = engine.decide(exec.name, exec.arguments)
-    await exec.session.append('permission/decided', record(exec, outcome, mode))
+    // in the file before the call goes on (a failed write throws: the call is refused), held off the heap as its line
+    exec.session.write('permission/decided', record(exec, outcome, mode))
     // a rule's deny stands: the listeners after this one never get to weaken it
     if (outcome.decision === 'deny') return { kind: 'deny', reason: outcome.reason }
     const after = await next()
@@ -183,7 +185,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       const { callId: _callId, ...data } = record({ callId: '', name }, outcome, mode)
       return { ...data, reason: outcome.reason, ruleTool: tool }
     }
-    return shellParserLoaded() ? answer() : loadShellParser().then(answer)
+    return shellParserLoaded() || engine.ruleTool(name) !== 'Bash' ? answer() : loadShellParser().then(answer)
   })
   ctx.on('permissions/rules', () => loaded?.view())
 

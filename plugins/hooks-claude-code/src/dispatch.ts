@@ -124,26 +124,40 @@ async function runOne(env: DispatchEnv, spec: HookSpec, subject: HookSubject, in
   return decided
 }
 
+/** The verdict of an event none of whose hooks applies (shared: nothing is made for it). */
+export const NO_HOOKS: Decided = Object.freeze({ kind: 'none' })
+
+/** Whether `event` has work: a hook whose matcher takes `match`, or a settings problem to report (and under `deny`, refuse by). */
+function applies(snapshot: Snapshot, event: HookEvent, match: string): boolean {
+  return snapshot.problems.length > 0 || snapshot.hooks.some((hook) => hook.event === event && hook.matcher(match))
+}
+
 /** The combined decision of every hook of `event` whose matcher takes the subject (`none` when none does). */
-export async function runHooks(env: DispatchEnv, event: HookEvent, subject: HookSubject): Promise<Decided> {
-  const snapshot = env.refresh()
+export async function runHooks(env: DispatchEnv, event: HookEvent, subject: HookSubject, snapshot = env.refresh()): Promise<Decided> {
   const problem = await checkProblems(env, snapshot, event, subject.session)
   if (problem) return problem
   const hooks = unique(snapshot.hooks.filter((hook) => hook.event === event && hook.matcher(subject.match)), env.defaultTimeout)
-  if (!hooks.length) return { kind: 'none' }
+  if (!hooks.length) return NO_HOOKS
   const input = JSON.stringify(subject.input)
   const verdicts = await Promise.all(hooks.map((hook) => runOne(env, hook, subject, input)))
   return combine(verdicts) as Decided
 }
 
-/** The hooks of a tool event for one call. */
-export function runEvent(env: DispatchEnv, event: HookEvent, exec: Execution, result?: ToolResult): Promise<Decided> {
+/**
+ * The hooks of a tool event for one call. When none applies it answers
+ * `NO_HOOKS` at once: no hook input is built and nothing waits, so nothing of
+ * the call is held past it (the input and the awaits of every call, kept alive
+ * by the collections they lived through, made the young generation grow).
+ */
+export function runEvent(env: DispatchEnv, event: HookEvent, exec: Execution, result?: ToolResult): Decided | Promise<Decided> {
+  const snapshot = env.refresh()
   const toolName = env.toolName(exec.name)
+  if (!applies(snapshot, event, toolName)) return NO_HOOKS
   return runHooks(env, event, {
     session: exec.session,
     signal: exec.signal,
     match: toolName,
     call: { callId: exec.callId, tool: exec.name, toolName },
     input: hookInput(event, exec, toolName, env.workspace, result),
-  })
+  }, snapshot)
 }

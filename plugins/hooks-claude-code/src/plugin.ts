@@ -18,7 +18,7 @@ import type {} from '@dsh/kernel'
 import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
-import { runEvent, type DispatchEnv } from './dispatch.js'
+import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
 import { describeSandbox, refusal, type SandboxLike } from './protect.js'
@@ -86,8 +86,15 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // a call waiting on a failed load is refused by the pipeline (a throwing listener denies or blocks)
   ready.catch(() => {})
 
+  // set once loaded: a call then goes straight through when no hook applies (see runEvent)
+  let env: DispatchEnv | undefined
+  const run = (event: Parameters<typeof runEvent>[1], exec: Parameters<typeof runEvent>[2], result?: ToolResult) =>
+    env ? runEvent(env, event, exec, result) : ready.then((loaded) => runEvent(loaded, event, exec, result))
+
   ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
-    const verdict = await runEvent(await ready, 'PreToolUse', exec)
+    const pending = run('PreToolUse', exec)
+    if (pending === NO_HOOKS) return next()
+    const verdict = await pending
     // a hook's deny stands: the listeners after this one never get to weaken it
     if (verdict.kind === 'deny') return { kind: 'deny', reason: verdict.reason }
     const after = await next()
@@ -100,7 +107,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const notices = new Notices(() => ready)
   // PermissionRequest hooks answer before any person is asked (prepended), as Claude Code runs them before its dialog
   ctx.on('approval/request', async (request, next): Promise<ApprovalOutcome> => {
-    const verdict = await runEvent(await ready, 'PermissionRequest', request.exec)
+    const verdict = await run('PermissionRequest', request.exec)
     if (verdict.kind === 'allow') return { kind: 'approved', grant: 'once' }
     if (verdict.kind === 'deny') return { kind: 'denied', reason: verdict.reason }
     // the question goes on to the approvers: the person's desktop-notification hooks fire now
@@ -115,10 +122,12 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     const { exec, result } = input
     // an aborted call already ended in an error result; its hooks would be killed at once
     if (exec.signal.aborted) return next()
-    const verdict = await runEvent(await ready, result.isError ? 'PostToolUseFailure' : 'PostToolUse', exec, result)
+    const pending = run(result.isError ? 'PostToolUseFailure' : 'PostToolUse', exec, result)
+    if (pending === NO_HOOKS) return next()
+    const verdict = await pending
     if (verdict.kind === 'block') return { kind: 'block', feedback: verdict.reason }
     return next()
   })
 
-  await ready
+  env = await ready
 }
