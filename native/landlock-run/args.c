@@ -52,6 +52,9 @@ static void usage(FILE *out)
 	      "                of the host, a private /tmp, a fresh /proc, a minimal /dev\n"
 	      "  --mount-rw PATH, --mount-ro PATH  bind the host's PATH there, writable\n"
 	      "                or read-only, in order (with --namespaces)\n"
+	      "  --hide PATH   cover PATH, in order with the binds (with --namespaces): an\n"
+	      "                empty read-only tmpfs over a directory, /dev/null over\n"
+	      "                anything else; a later --mount-ro beneath it shows that path again\n"
 	      "  --chdir DIR   the working directory inside (with --namespaces;\n"
 	      "                default: the caller's)\n"
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
@@ -112,13 +115,15 @@ void parse_args(int argc, char **argv, struct options *o)
 			if (!argv[i + 1] || argv[i + 1][0] != '/')
 				fail("--chdir wants an absolute path, got '%s'", argv[i + 1] ? argv[i + 1] : "");
 			o->chdir = argv[++i];
-		} else if (!strcmp(a, "--mount-rw") || !strcmp(a, "--mount-ro")) {
+		} else if (!strcmp(a, "--mount-rw") || !strcmp(a, "--mount-ro") || !strcmp(a, "--hide")) {
 			const char *value = argv[++i];
 
 			/* Why absolute: the bind names the same path on the host and inside. */
 			if (!value || value[0] != '/')
 				fail("%s wants an absolute path, got '%s'", a, value ? value : "");
-			o->mounts[o->n_mounts++] = (struct mount_spec){ value, !strcmp(a, "--mount-ro") };
+			o->mounts[o->n_mounts++] = (struct mount_spec){
+				value, !strcmp(a, "--hide") ? MOUNT_HIDE : !strcmp(a, "--mount-ro") ? MOUNT_RO : MOUNT_RW
+			};
 		} else if (parse_net_arg(o, argv, &i)) {
 			continue;
 		} else if (!strcmp(a, "--limit")) {
@@ -153,7 +158,7 @@ void parse_args(int argc, char **argv, struct options *o)
 		fail("no command given after '--'");
 	/* Why refuse: a bind asked for without namespaces would silently not exist. */
 	if ((o->n_mounts || o->chdir) && !o->namespaces)
-		fail("--mount-rw, --mount-ro and --chdir need --namespaces");
+		fail("--mount-rw, --mount-ro, --hide and --chdir need --namespaces");
 	if (o->namespaces && o->no_supervisor)
 		fail("--namespaces and --no-supervisor exclude each other");
 }

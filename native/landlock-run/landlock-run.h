@@ -60,10 +60,11 @@ struct ruleset_attr {
 	__u64 scoped;
 };
 
-/* One --mount-rw / --mount-ro bind (namespace.c), in command-line order. */
+/* One --mount-rw / --mount-ro bind or --hide (namespace.c), in command-line order. */
+enum mount_kind { MOUNT_RW, MOUNT_RO, MOUNT_HIDE };
 struct mount_spec {
 	const char *path;
-	int read_only;
+	enum mount_kind kind;
 };
 
 /* The parsed command line (args.c). */
@@ -139,6 +140,10 @@ void exec_command_line(char *const argv[]);
 int namespace_flags(const struct options *o);
 void enter_namespaces(const struct options *o, uid_t uid, gid_t gid);
 pid_t start_namespace_command(void);
+
+/* hide.c: --hide, a denied path covered in the new root */
+int hide_path(const char *path, const char *dst, const char *old_null);
+void seal_hidden(const int *mounts, int n);
 
 /* terminal.c: the command's own process group, no controlling terminal */
 void leave_terminal(void);

@@ -2,7 +2,7 @@
  * namespace.c - --namespaces: the command's own user, mount, PID and IPC
  * namespaces (and network, with --no-net), with a new root of read-only
  * binds of the host, a private /tmp, a fresh /proc, a minimal /dev, and
- * the --mount-rw / --mount-ro binds in order, before Landlock and seccomp
+ * the --mount-rw / --mount-ro binds and --hide covers (hide.c) in order, before Landlock and seccomp
  * go on top as without namespaces. For machines where user namespaces
  * work but no system bwrap is installed
  * (docs/decisions/2026-12-01-launcher-namespaces.md).
@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -226,7 +227,7 @@ pid_t start_namespace_command(void)
 void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 {
 	char cwd[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
-	int i;
+	int i, *hidden;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		fail("getcwd: %s", strerror(errno));
@@ -246,17 +247,28 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 	bind_tree(OLD, NEW, 1);
 	system_mounts();
 	/* Why in order: a protected path inside a writable root is bound
-	 * read-only after (over) the root. */
+	 * read-only after (over) the root, a denied path hidden after every
+	 * bind that shows it, an allowed one inside it bound again after that. */
+	hidden = calloc((size_t)o->n_mounts + 1, sizeof(*hidden));
+	if (!hidden)
+		fail("out of memory");
 	for (i = 0; i < o->n_mounts; i++) {
 		struct stat st;
 
 		join(src, OLD, o->mounts[i].path);
 		join(dst, NEW, o->mounts[i].path);
+		hidden[i] = -1;
+		if (o->mounts[i].kind == MOUNT_HIDE) {
+			hidden[i] = hide_path(o->mounts[i].path, dst, OLD "/dev/null");
+			continue;
+		}
 		if (stat(src, &st))
 			fail("cannot bind %s: %s", o->mounts[i].path, strerror(errno));
 		mount_point(dst, S_ISDIR(st.st_mode));
-		bind_tree(src, dst, o->mounts[i].read_only);
+		bind_tree(src, dst, o->mounts[i].kind == MOUNT_RO);
 	}
+	seal_hidden(hidden, o->n_mounts);
+	free(hidden);
 	/* Why detach the host's root: nothing of it may stay reachable. */
 	if (umount2(OLD, MNT_DETACH))
 		fail("cannot detach the host root: %s", strerror(errno));

@@ -8,9 +8,11 @@ import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
+import { readDenySuite } from './read-deny.js'
 
 await attackSuite('landlock-ns')
 await holesSuite('landlock-ns')
 await limitsSuite('landlock-ns')
 await namespaceSuite('landlock-ns')
 await protectedPathsSuite('landlock-ns')
+await readDenySuite('landlock-ns')

@@ -209,6 +209,13 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       ['a relative --mount-ro', (rw) => ['--namespaces', '--mount-ro', 'rel', '--rw', rw]],
       ['--namespaces with --no-supervisor', (rw) => ['--namespaces', '--no-supervisor', '--rw', rw]],
       ['--namespaces with a working directory not in the new root', (rw) => ['--namespaces', '--chdir', rw, '--rw', rw]],
+      ['a --hide without --namespaces', (rw) => ['--hide', rw, '--rw', rw]],
+      ['a relative --hide', (rw) => ['--namespaces', '--hide', 'rel', '--rw', rw]],
+      // Why refused: covering the link would leave what it names readable
+      ['a --hide of a symbolic link', (rw) => {
+        fs.symlinkSync('/etc/hostname', path.join(rw, 'link'))
+        return ['--namespaces', '--chdir', rw, '--mount-rw', rw, '--hide', path.join(rw, 'link'), '--rw', rw]
+      }],
     ]
     for (const [what, flags] of refusals) {
       it(`${what}: exit 125, one line on stderr, and the command never ran`, async () => {

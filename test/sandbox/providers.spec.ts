@@ -102,6 +102,19 @@ describe('landlock-ns profile (the launcher\'s own namespaces)', () => {
   })
 })
 
+describe('landlock-ns read policy', () => {
+  it('each existing denied path --hide after every bind, an allowed one inside shown again after, a missing one skipped; hidden says which', () => {
+    const [ws, out] = [tmp(), tmp()]
+    fs.mkdirSync(path.join(out, 'creds/public'), { recursive: true })
+    fs.writeFileSync(path.join(out, 'token'), 'x')
+    fs.mkdirSync(path.join(ws, '.git'))
+    const policy = rw(ws, { readDeny: [path.join(out, 'creds'), path.join(out, 'token'), path.join(out, 'absent'), path.join(ws, '.env')], readAllow: [path.join(out, 'creds/public')] })
+    const argv = landlockNsArgs('/l/landlock-run', ['/bin/true'], policy)
+    const mounts = argv.slice(0, argv.indexOf('--ro')).flatMap((a, i, all) => (a.startsWith('--mount-') || a === '--hide' ? [`${a} ${all[i + 1]}`] : []))
+    expect(mounts).toEqual([`--mount-rw ${ws}`, `--mount-ro ${path.join(ws, '.git')}`, `--hide ${path.join(out, 'creds')}`, `--hide ${path.join(out, 'token')}`, `--mount-ro ${path.join(out, 'creds/public')}`])
+  })
+})
+
 describe('landlock rules', () => {
   const hostRules = ['--ro', '/usr', '--ro', '/etc', '--ro', '/proc', '--rw', '/dev/null']
 

@@ -12,16 +12,15 @@
  * off refuses every connect(), which keeps host unix sockets visible through
  * the read-only root out of reach. See docs/decisions/2026-11-30-sandbox-chain.md.
  */
-import { existsSync, lstatSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { checkBinary, findSystemBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
-import { isInside } from '../policy.js'
 import { policyProtected } from '../protected.js'
-import { hiddenPaths } from '../read-policy.js'
+import { hideMounts, type HideMounts } from './hide-mounts.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface BwrapOptions {
@@ -63,7 +62,7 @@ function networkArgs(policy: ResolvedPolicy): string[] {
   return ['--net-proxy', String(policy.proxy.port), '--net-forward', BRIDGED_PROXY_SOCKET]
 }
 
-export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string[], policy: ResolvedPolicy): string[] {
+export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string[], policy: ResolvedPolicy, mounts: HideMounts = hideMounts(policy)): string[] {
   const net = networkArgs(policy)
   const args = [
     bwrap,
@@ -87,7 +86,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   } else {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }
-  args.push(...hideArgs(policy))
+  args.push(...hideArgs(mounts))
   // Why --no-supervisor: the launcher is PID 2 under bwrap's reaper, which exits with it and takes
   // the whole PID namespace along, so a supervising process inside would only cost a clone and two wake-ups
   args.push('--chdir', policy.workspace, '--', launcher, '--no-supervisor', ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
@@ -96,28 +95,11 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   return args
 }
 
-/**
- * Mounts that hide the policy's denied paths, after every other bind so
- * they cover what those exposed: an empty tmpfs over a directory, /dev/null
- * over anything else; then each allowed path inside a hidden one bound
- * back read-only. A dangling symlink hides nothing and is skipped.
- */
-export function hideArgs(policy: ResolvedPolicy): string[] {
-  const args: string[] = []
-  for (const path of hiddenPaths(policy)) {
-    const st = lstatSync(path)
-    if (st.isSymbolicLink()) continue
-    args.push(...(st.isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]))
-  }
-  for (const path of policy.readAllow) {
-    if (policy.readDeny.some((d) => isInside(d, path) && d !== path) && existsSync(path)) args.push('--ro-bind', path, path)
-  }
+/** bwrap's arguments for the read policy's covers (hide-mounts.ts). */
+function hideArgs(mounts: HideMounts): string[] {
+  const args = mounts.hide.flatMap(({ path, directory }) => (directory ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]))
+  for (const path of mounts.reveal) args.push('--ro-bind', path, path)
   return args
-}
-
-/** The denied paths bwrap hides. */
-export function bwrapHidden(policy: ResolvedPolicy): string[] {
-  return hiddenPaths(policy).filter((path) => !lstatSync(path).isSymbolicLink())
 }
 
 export function bwrapUnenforced(policy: ResolvedPolicy): string[] {
@@ -151,7 +133,8 @@ export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
     confine(argv, policy): ProviderConfined {
       if (!bwrap || !launcher) throw new Error('bwrap provider used before a successful probe')
       const unenforced = bwrapUnenforced(policy)
-      return { argv: bwrapArgs(bwrap, launcher, argv, policy), enforcement: unenforced.length ? 'partial' : 'full', unenforced, hidden: bwrapHidden(policy) }
+      const mounts = hideMounts(policy)
+      return { argv: bwrapArgs(bwrap, launcher, argv, policy, mounts), enforcement: unenforced.length ? 'partial' : 'full', unenforced, hidden: mounts.hide.map((h) => h.path) }
     },
   }
 }

@@ -3,7 +3,8 @@
  * where user namespaces work but no system bwrap is installed: the same
  * view as the bwrap profile — the host read-only, nosuid and nodev, a
  * private /tmp, a fresh /proc, a minimal /dev, the writable roots bound
- * read-write and their existing protected entries read-only again — in
+ * read-write and their existing protected entries read-only again, the
+ * read policy's denied paths covered (hide-mounts.ts) — in
  * user, mount, PID and IPC namespaces (and network when it is off), with
  * the command as PID 2 under an init of the launcher, then Landlock and the seccomp
  * filter on top as on the other backends. Where the kernel refuses user
@@ -18,6 +19,7 @@ import { launcherLimitArgs } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { bwrapUnenforced, protectedBinds } from './bwrap.js'
+import { hideMounts, type HideMounts } from './hide-mounts.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockNsOptions {
@@ -26,7 +28,7 @@ export interface LandlockNsOptions {
 }
 
 /** The launcher's argv for a policy: the binds in order (roots, then protected entries over them), then the rules. */
-export function landlockNsArgs(launcher: string, argv: readonly string[], policy: ResolvedPolicy): string[] {
+export function landlockNsArgs(launcher: string, argv: readonly string[], policy: ResolvedPolicy, mounts: HideMounts = hideMounts(policy)): string[] {
   const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits)]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--mount-rw', root)
@@ -35,6 +37,9 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
     // Why bound even when the read-only host covers it: a workspace under /tmp is behind the private /tmp
     args.push('--mount-ro', policy.workspace)
   }
+  // Why after the binds: a cover hides what they exposed (a denied path inside a writable root too)
+  for (const { path } of mounts.hide) args.push('--hide', path)
+  for (const path of mounts.reveal) args.push('--mount-ro', path)
   args.push('--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   if (policy.network === 'off') args.push('--no-net')
@@ -65,7 +70,8 @@ export function landlockNsProvider(options: LandlockNsOptions = {}): SandboxProv
       // Why bwrap's list: the same mounts leave the same gaps (absent protected paths, symlinks, unix sockets with the network on)
       // and Landlock's, with hosts: its TCP rule names the proxy's port, not the address
       const unenforced = [...bwrapUnenforced(policy), ...(isProxied(policy.network) ? ['proxy-port-any-address'] : [])]
-      return { argv: landlockNsArgs(launcher, argv, policy), enforcement: unenforced.length ? 'partial' : 'full', unenforced }
+      const mounts = hideMounts(policy)
+      return { argv: landlockNsArgs(launcher, argv, policy, mounts), enforcement: unenforced.length ? 'partial' : 'full', unenforced, hidden: mounts.hide.map((h) => h.path) }
     },
   }
 }
