@@ -1,5 +1,5 @@
 // The read policy under attack on each real backend: denied paths read
-// directly, through a symlink planted in the workspace, through
+// directly, through a symlink planted in the workspace or beside them, through
 // /proc/self/root, listed, hard-linked during the call, and an allowed path inside a denied directory;
 // the default hides /etc/shadow. Every test asserts that the secret never
 // appears in the command's output and that the host can still read it.
@@ -54,6 +54,19 @@ export async function readDenySuite(backend: LocalBackend): Promise<void> {
       expect([...r.confined.hidden].sort()).toEqual([creds, token].sort())
       expect(r.confined.unenforced).not.toContain('read-deny')
       expect(fs.readFileSync(path.join(creds, 'id_rsa'), 'utf8')).toBe('SECRET-KEY') // the host still reads it
+    })
+
+    it('a symlink planted before the call beside a denied path, or above it, does not lead back into it', async () => {
+      const { ws, out, creds } = setup()
+      // Why these: Landlock's rules name inodes, so a rule on either link would be a rule on what it names
+      fs.symlinkSync('creds', path.join(out, 'keys'))
+      fs.symlinkSync(out, path.join(out, 'up'))
+      const r = await sh(ws, `cat ${out}/keys/id_rsa; ls ${out}/keys; cat ${out}/up/creds/id_rsa; cat ${creds}/id_rsa; echo done`, { readDeny: [creds] })
+      expect(r.stdout).not.toContain('SECRET')
+      expect(r.stdout).not.toContain('id_rsa')
+      expect(r.stdout).toContain('done')
+      expect(r.confined.hidden).toEqual([creds])
+      expect(fs.readFileSync(path.join(creds, 'id_rsa'), 'utf8')).toBe('SECRET-KEY')
     })
 
     it('by default /etc/shadow is hidden, and the result says so', async () => {

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, restoreProtected, snapshotProtected } from '@dsh/sandbox'
+import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, restoreProtected, scanProtected, snapshotProtected } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -79,6 +79,34 @@ describe('protected paths', () => {
     expect(protectedEntryOf(roots, '/w/.github/workflows')).toBeUndefined()
     expect(protectedEntryOf(roots, '/elsewhere/.git')).toBeUndefined()
     expect(protectedEntryOf(roots, '/w/..git')).toBeUndefined()
+  })
+})
+
+describe('the scan below the top, kept between calls', () => {
+  it('is scanned again after anything it saw changes: an entry created, a directory moved into range, one swapped for a link, a nested name appearing', async () => {
+    const ws = tmp()
+    fs.mkdirSync(path.join(ws, 'pkg/deep/er/still'), { recursive: true })
+    fs.writeFileSync(path.join(ws, 'pkg/deep/er/still/.envrc'), '') // four levels down: out of range
+    const names = [...PROTECTED_NAMES, '.github/workflows']
+    const scan = () => [...scanProtected([ws], names).deep].sort()
+    // Why wait: a listing of a directory changed in the last two seconds is never kept (coarse file times)
+    await new Promise((r) => setTimeout(r, 2100))
+    expect(scan()).toEqual([])
+    expect(scan()).toEqual([])
+    fs.writeFileSync(path.join(ws, 'pkg/.envrc'), '')
+    expect(scan()).toEqual([path.join(ws, 'pkg/.envrc')])
+    fs.renameSync(path.join(ws, 'pkg/deep/er/still'), path.join(ws, 'pkg/still'))
+    expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/still/.envrc')])
+    await new Promise((r) => setTimeout(r, 2100))
+    expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/still/.envrc')])
+    fs.mkdirSync(path.join(ws, 'pkg/.github'))
+    await new Promise((r) => setTimeout(r, 2100))
+    expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/still/.envrc')])
+    fs.mkdirSync(path.join(ws, 'pkg/.github/workflows')) // only pkg/.github changes
+    expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/.github/workflows'), path.join(ws, 'pkg/still/.envrc')])
+    fs.rmSync(path.join(ws, 'pkg/still'), { recursive: true })
+    fs.symlinkSync('/etc', path.join(ws, 'pkg/still'))
+    expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/.github/workflows')])
   })
 })
 

@@ -38,8 +38,12 @@ describe('bwrap profile', () => {
     expect(at(argv, '--ro-bind', '/', '/')).toBeGreaterThan(0)
     expect(at(argv, '--tmpfs', '/tmp')).toBeLessThan(at(argv, '--ro-bind', ws, ws))
     expect(at(argv, '--bind', ws, ws)).toBe(-1)
-    // a launcher under /tmp stays reachable: bound after the private /tmp
-    expect(at(argv, '--ro-bind', '/l/landlock-run', '/l/landlock-run')).toBeGreaterThan(at(argv, '--tmpfs', '/tmp'))
+    // a launcher outside /tmp, /proc and /dev is shown by the read-only root; one under /tmp stays reachable: bound after the private /tmp
+    expect(at(argv, '--ro-bind', '/l/landlock-run', '/l/landlock-run')).toBe(-1)
+    const underTmp = bwrapArgs('/usr/bin/bwrap', '/tmp/l/landlock-run', ['/bin/true'], ro(ws))
+    expect(at(underTmp, '--ro-bind', '/tmp/l/landlock-run', '/tmp/l/landlock-run')).toBeGreaterThan(at(underTmp, '--tmpfs', '/tmp'))
+    // a read-only workspace outside them is not bound again either
+    expect(bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], ro('/srv/ws')).filter((a) => a === '/srv/ws')).toEqual(['/srv/ws'])
     const inner = argv.slice(argv.indexOf('--') + 1)
     expect(inner).toEqual(['/l/landlock-run', '--no-supervisor', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x'])
     expect(bwrapUnenforced(ro(ws))).toEqual([...nproc])

@@ -8,9 +8,17 @@
  * scan stops and says so (the caller reports `deep-protected-paths`).
  * Entries that do not exist below the top are not returned: creating one
  * cannot be prevented there (see docs/threat-model.md).
+ *
+ * A scan is kept per (roots, names) and used again while every directory
+ * it listed or looked into is unchanged (dir-stamp.ts): a workspace of a
+ * hundred directories took 18-24 ms a call to list at load 10, and the
+ * check is a stat per directory. Whatever a command does to what the scan
+ * saw — an entry created, removed, renamed or swapped for a link —
+ * changes a stamped directory, so the next call scans again.
  */
 import { lstatSync, readdirSync, type Dirent } from 'node:fs'
-import { join, sep } from 'node:path'
+import { dirname, join, sep } from 'node:path'
+import { currentStamp, dirStamp } from './dir-stamp.js'
 import { PROTECTED_DEPTH } from './protected-names.js'
 
 /** How many directories one scan lists before it stops. */
@@ -43,8 +51,34 @@ function exists(path: string): boolean {
   }
 }
 
-/** The existing protected entries in the directories 1..PROTECTED_DEPTH levels below each root. */
+/** Scans kept at once (one per workspace and list, the usual service has a few). */
+const MAX_KEPT = 32
+const kept = new Map<string, { scan: ProtectedScan; stamps: Map<string, string> }>()
+
+/** The existing protected entries in the directories 1..PROTECTED_DEPTH levels below each root (kept while unchanged). */
 export function scanProtected(roots: readonly string[], names: readonly string[]): ProtectedScan {
+  const key = JSON.stringify([roots, names])
+  const hit = kept.get(key)
+  if (hit && [...hit.stamps].every(([dir, stamp]) => currentStamp(dir) === stamp)) return hit.scan
+  kept.delete(key)
+  const seen: string[] = []
+  const scan = scanOnce(roots, names, seen)
+  const stamps = new Map<string, string>()
+  const now = Date.now()
+  for (const dir of seen) {
+    if (stamps.has(dir)) continue
+    const stamp = dirStamp(dir, now)
+    // Why a missing one is no reason to refuse: where no directory was, its parent (stamped) changes when one appears
+    if (stamp) stamps.set(dir, stamp)
+    else if (currentStamp(dir) !== undefined) return scan // changed just now: used once, not kept
+  }
+  if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!)
+  kept.set(key, { scan, stamps })
+  return scan
+}
+
+/** One scan; `seen` gets every directory whose listing it depends on. */
+function scanOnce(roots: readonly string[], names: readonly string[], seen: string[]): ProtectedScan {
   const single = new Set(names.filter((n) => !n.includes(sep)))
   const nested = names.filter((n) => n.includes(sep))
   const deep: string[] = []
@@ -60,7 +94,14 @@ export function scanProtected(roots: readonly string[], names: readonly string[]
           truncated = true
           return Object.freeze({ deep: Object.freeze([...new Set(deep)]), truncated })
         }
-        if (depth > 0) for (const name of nested) if (exists(join(dir, name))) deep.push(join(dir, name))
+        seen.push(dir)
+        if (depth > 0) {
+          for (const name of nested) {
+            // Why each directory on the way: `a/b/c` appears when `a` or `a/b` gains an entry
+            for (let up = dirname(join(dir, name)); up !== dir; up = dirname(up)) seen.push(up)
+            if (exists(join(dir, name))) deep.push(join(dir, name))
+          }
+        }
         for (const entry of list(dir)) {
           const path = join(dir, entry.name)
           if (single.has(entry.name)) {

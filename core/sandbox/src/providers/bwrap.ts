@@ -18,6 +18,7 @@ import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
+import { isInside } from '../policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { policyProtected } from '../protected.js'
 import { hideMounts, type HideMounts } from './hide-mounts.js'
@@ -51,6 +52,16 @@ export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; ab
   return out
 }
 
+/**
+ * Whether a host path is covered inside by the private /tmp, /proc or /dev
+ * and must be bound again to be seen; anything else the read-only root
+ * already shows. Why ask: bwrap reads the whole mount table again for
+ * every bind (about 0.2 ms each, docs/decisions/2026-11-30-landlock-launcher.md).
+ */
+export function coveredInside(path: string): boolean {
+  return ['/tmp', '/proc', '/dev'].some((dir) => isInside(dir, path))
+}
+
 /** Where the proxy's unix socket appears inside the sandbox (on its private /tmp, where no host file can be in the way). */
 export const BRIDGED_PROXY_SOCKET = '/tmp/.dsh-proxy.sock'
 
@@ -76,14 +87,14 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
     '--proc', '/proc',
     '--dev', '/dev',
     // Why: a launcher installed under /tmp (a checkout there) would be hidden by the private /tmp
-    '--ro-bind', launcher, launcher,
+    ...(coveredInside(launcher) ? ['--ro-bind', launcher, launcher] : []),
     // Why a bind, not a path under the workspace: the socket is the host's, in a directory only the proxy can write
     ...(policy.proxy?.socket ? ['--bind', policy.proxy.socket, BRIDGED_PROXY_SOCKET] : []),
   ]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--bind', root, root)
     for (const path of protectedBinds(policy).existing) args.push('--ro-bind', path, path)
-  } else {
+  } else if (coveredInside(policy.workspace)) {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }
   args.push(...hideArgs(mounts))

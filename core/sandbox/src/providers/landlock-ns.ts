@@ -18,7 +18,7 @@ import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
-import { bwrapUnenforced, protectedBinds } from './bwrap.js'
+import { bwrapUnenforced, coveredInside, protectedBinds } from './bwrap.js'
 import { hideMounts, type HideMounts } from './hide-mounts.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
@@ -33,8 +33,8 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--mount-rw', root)
     for (const path of protectedBinds(policy).existing) args.push('--mount-ro', path)
-  } else {
-    // Why bound even when the read-only host covers it: a workspace under /tmp is behind the private /tmp
+  } else if (coveredInside(policy.workspace)) {
+    // Why: a workspace under /tmp is behind the private /tmp; elsewhere the read-only host shows it
     args.push('--mount-ro', policy.workspace)
   }
   // Why after the binds: a cover hides what they exposed (a denied path inside a writable root too)

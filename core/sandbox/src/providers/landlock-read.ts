@@ -8,9 +8,15 @@
  * (whose rule grants everything beneath it) cannot be carved out without
  * taking away the right to create entries there: it is not hidden, and
  * the caller reports it.
+ *
+ * Rules name inodes: the launcher opens each path, following symlinks, so
+ * a rule on `~/keys -> .ssh` is a rule on `~/.ssh`. Every rule is
+ * therefore carved by its real path: one that leads into a denied path is
+ * dropped, one that leads to an ancestor of it is carved like any other,
+ * and one beneath another rule adds nothing and is dropped too.
  */
-import { existsSync, lstatSync, readdirSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { existsSync, readdirSync, realpathSync } from 'node:fs'
+import { dirname, join, relative, sep } from 'node:path'
 import { isInside } from '../policy.js'
 
 export interface CarvedRules {
@@ -20,53 +26,93 @@ export interface CarvedRules {
   hidden: string[]
 }
 
-/** Rules for `dir`'s entries except the one leading to `denied`, recursing into that one. */
-function around(dir: string, denied: string, out: string[]): void {
-  const next = relative(dir, denied).split(sep)[0]
-  let names: string[]
+/** What a carve read from the filesystem, to tell later whether it still holds (landlock-read-cache.ts). */
+export interface CarveInputs {
+  /** the directories listed */
+  listed: string[]
+  /** every path resolved, and what to (undefined: dangling) */
+  resolved: Map<string, string | undefined>
+}
+
+function real(path: string, inputs: CarveInputs): string | undefined {
+  let target: string | undefined
   try {
-    names = readdirSync(dir).sort()
+    target = realpathSync(path)
+  } catch {
+    target = undefined // dangling: the launcher could not open it, and it names nothing
+  }
+  inputs.resolved.set(path, target)
+  return target
+}
+
+/** The real paths of `dir`'s entries except the one leading to `denied`, recursing into that one. */
+function around(dir: string, denied: string, out: string[], carved: Set<string>, inputs: CarveInputs): void {
+  carved.add(dir)
+  inputs.listed.push(dir)
+  const next = relative(dir, denied).split(sep)[0]
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   } catch {
     return // unreadable: nothing beneath it was granted anyway
   }
-  for (const name of names) {
-    const path = join(dir, name)
-    if (name !== next) {
-      // Why existsSync: a dangling symlink would make the launcher refuse to start
-      if (existsSync(path)) out.push(path)
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.name !== next) {
+      // Why the real path of a link: that is the inode the launcher's rule lands on
+      const target = entry.isSymbolicLink() ? real(path, inputs) : path
+      if (target) out.push(target)
       continue
     }
     if (path === denied) continue
-    let st
-    try {
-      st = lstatSync(path)
-    } catch {
-      continue
-    }
-    if (st.isDirectory()) around(path, denied, out)
+    // Why a denied path's ancestors are never links: the policy resolves denied paths to real ones
+    if (entry.isDirectory()) around(path, denied, out, carved, inputs)
   }
+}
+
+/** `paths` without those beneath another one (the same rights again add nothing), in order. */
+function outermost(paths: readonly string[]): string[] {
+  const all = new Set(paths)
+  const beneathAnother = (path: string) => {
+    for (let up = dirname(path); ; up = dirname(up)) {
+      if (all.has(up)) return true
+      if (up === dirname(up)) return false
+    }
+  }
+  return [...all].filter((p) => !beneathAnother(p))
 }
 
 /**
  * `readRules` (`--ro PATH` pairs) with every existing path of `deny` carved
- * out, and `allow` paths inside them added back. Paths are real.
+ * out, and `allow` paths inside them added back. Denied and allowed paths are real.
  */
-export function carveReadRules(readRules: readonly string[], deny: readonly string[], allow: readonly string[]): CarvedRules {
+export function carveReadRules(readRules: readonly string[], deny: readonly string[], allow: readonly string[], inputs: CarveInputs = { listed: [], resolved: new Map() }): CarvedRules {
   let paths: string[] = []
   for (let i = 0; i < readRules.length; i += 2) if (readRules[i] === '--ro') paths.push(readRules[i + 1])
   const others = readRules.filter((_, i) => readRules[i - (i % 2)] !== '--ro')
-  const hidden: string[] = []
-  for (const denied of deny) {
-    if (!existsSync(denied)) continue
+  const hidden = deny.filter((d) => existsSync(d))
+  paths = paths.map((p) => real(p, inputs)).filter((p): p is string => p !== undefined)
+  // Why until nothing changes: a link found while carving around one denied path may lead to an
+  // ancestor of another (or of the same one, carved already: its other entries are in the list)
+  const carved = new Set<string>()
+  for (let changed = true; changed; ) {
+    changed = false
     const next: string[] = []
     for (const path of paths) {
-      if (isInside(denied, path)) continue // the rule is the denied path or beneath it
-      if (isInside(path, denied)) around(path, denied, next)
-      else next.push(path)
+      if (hidden.some((d) => isInside(d, path))) {
+        changed = true // the denied path, or beneath it: no rule
+        continue
+      }
+      const holds = hidden.find((d) => isInside(path, d))
+      if (!holds) {
+        next.push(path)
+        continue
+      }
+      changed = true
+      if (!carved.has(path)) around(path, holds, next, carved, inputs)
     }
     paths = next
-    hidden.push(denied)
   }
   for (const path of allow) if (hidden.some((d) => isInside(d, path)) && existsSync(path)) paths.push(path)
-  return { rules: [...paths.flatMap((p) => ['--ro', p]), ...others], hidden }
+  return { rules: [...outermost(paths).flatMap((p) => ['--ro', p]), ...others], hidden }
 }

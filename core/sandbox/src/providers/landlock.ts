@@ -12,7 +12,8 @@ import { bundledLauncher } from '../launcher.js'
 import { launcherLimitArgs, limitsUnenforced } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { isInside } from '../policy.js'
-import { carveReadRules, type CarvedRules } from './landlock-read.js'
+import type { CarvedRules } from './landlock-read.js'
+import { cachedCarve } from './landlock-read-cache.js'
 import { landlockSnapshot } from './landlock-restore.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { runProbeCommand } from '../probe-command.js'
@@ -44,12 +45,12 @@ function hostReadRules(): string[] {
 export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules {
   const free = [policy.workspace, ...policy.writableRoots]
   const deny = policy.readDeny.filter((d) => !free.some((root) => isInside(root, d)))
-  return carveReadRules(readRules, deny, policy.readAllow)
+  return cachedCarve(readRules, deny, policy.readAllow)
 }
 
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
-export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[]): string[] {
-  const args = [...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...landlockReadRules(policy, readRules).rules]
+export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules = landlockReadRules(policy, readRules)): string[] {
+  const args = [...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
   if (policy.network === 'off') args.push('--no-net')
@@ -76,7 +77,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
   let info: LauncherProbe | undefined
   let readRules: string[] = []
 
-  const build = (argv: readonly string[], policy: ResolvedPolicy) => [launcher!, ...landlockArgs(policy, readRules), '--', ...argv]
+  const build = (argv: readonly string[], policy: ResolvedPolicy, carved?: CarvedRules) => [launcher!, ...landlockArgs(policy, readRules, carved), '--', ...argv]
 
   return {
     name: 'landlock',
@@ -106,8 +107,8 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
       if (!launcher || !info) throw new Error('landlock provider used before a successful probe')
       if (isProxied(policy.network) && info.abi < 4) throw new Error(`network by host needs Landlock ABI 4 (TCP rules, Linux 6.7); this kernel has ABI ${info.abi}`)
       const unenforced = landlockUnenforced(policy, info)
-      const { hidden } = landlockReadRules(policy, readRules)
-      return { argv: build(argv, policy), enforcement: 'partial', unenforced, hidden, snapshot: landlockSnapshot(policy) }
+      const carved = landlockReadRules(policy, readRules)
+      return { argv: build(argv, policy, carved), enforcement: 'partial', unenforced, hidden: carved.hidden, snapshot: landlockSnapshot(policy) }
     },
   }
 }
