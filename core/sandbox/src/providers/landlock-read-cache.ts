@@ -3,7 +3,7 @@
  * once per call: listing the parents of the denied paths (/etc for
  * /etc/shadow, the home directory for ~/.ssh) and resolving every rule's
  * real path took 15 ms a call at load 12 (docs/decisions/2026-11-30-landlock-launcher.md,
- * "read policy and protected names: where the time goes"). A cached
+ * "Read policy and protected names: where the time goes"). A cached
  * carve is used only while everything it read is unchanged: each listed
  * directory (dir-stamp.ts), every path it resolved still resolving to the
  * same real path, and each denied and allowed path still existing or not
