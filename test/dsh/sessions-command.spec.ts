@@ -13,7 +13,7 @@ import type { Context } from 'cordis'
 import { createKernel } from 'dsh'
 import { testTool } from 'dsh/testing'
 
-const CLI = join(import.meta.dirname, '../../core/dsh/lib/cli.js')
+const CLI = join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 let dir: string
 
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'dsh-sessions-')) })

@@ -1,6 +1,6 @@
 /**
- * `dsh inspect` and `dsh exec` as real child processes (core/dsh/lib/cli.js,
- * built by `npx tsc -b`) on a sample dsh.yml in a temporary directory, with
+ * `dsh inspect` and `dsh exec` as real child processes (core/dsh/bin/dsh.js,
+ * which runs the bundle `npm run build` made) on a sample dsh.yml in a temporary directory, with
  * stdin a pipe (not a terminal): output, session files and exit codes.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'

@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-export const CLI = join(import.meta.dirname, '../../core/dsh/lib/cli.js')
+// the command users run: bin/dsh.js, which runs the bundle (dist/) the build made
+export const CLI = join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 
 export interface Run {
   code: number | null

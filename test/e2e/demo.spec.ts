@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { sandboxBackend } from '../backends.js'
 
-const cli = join(import.meta.dirname, '../../core/dsh/lib/cli.js')
+const cli = join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 const backend = await sandboxBackend()
 // How each backend refuses the demo's `touch` under read-only: bwrap mounts the host read-only, Landlock denies the open
 const REFUSAL = { bwrap: /Read-only file system/, 'landlock-ns': /Read-only file system/, landlock: /touch: cannot touch 'created-by-bash': Permission denied/ }

@@ -20,12 +20,14 @@ export interface ElicitExtra {
 }
 
 const root = join(import.meta.dirname, '../..')
-export const CLI = join(root, 'core/dsh/lib/cli.js')
+// the command users run: bin/dsh.js, which runs the bundle (dist/) the build made
+export const CLI = join(root, 'core/dsh/bin/dsh.js')
 export const FIXTURES = join(root, 'test/fixtures/plugins')
 export const fixture = (name: string) => join(FIXTURES, name)
 
 /** Fail early, and say why, when the MCP server under test is missing or older than its sources. */
 export function assertBuilt(): void {
+  const bundle = join(root, 'core/dsh/dist/cli.js')
   const src = join(root, 'core/dsh/src')
   const mcp = join(src, 'mcp')
   const sources = [...readdirSync(mcp).map((name) => join(mcp, name)), join(src, 'cli/mcp-command.ts'), join(src, 'cli.ts')]
@@ -38,6 +40,7 @@ export function assertBuilt(): void {
       throw new Error(`${relative(root, built)} is missing: run \`npx tsc -b\` before these tests`)
     }
     if (builtAt < statSync(file).mtimeMs) throw new Error(`${relative(root, built)} is older than its source: run \`npx tsc -b\` before these tests`)
+    if (statSync(bundle, { throwIfNoEntry: false }) === undefined || statSync(bundle).mtimeMs < builtAt) throw new Error(`${relative(root, bundle)} is missing or older than ${relative(root, built)}: run \`npm run build\` before these tests`)
   }
 }
 

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -168,6 +169,23 @@ describe('the packages, installed from their tarballs', () => {
       }
     } finally {
       fs.rmSync(path.join(project, 'dsh.yml'))
+    }
+  }, 180_000)
+
+  it('the installed dsh runs its bundle, and a plugin of the project shares the bundle\'s cordis, @dsh/kernel and bundled plugins', () => {
+    expect(fs.existsSync(installed('dsh', 'dist', 'cli.js')), 'the tarball holds the bundle').toBe(true)
+    const plugin = path.join(project, 'shared-copies.mjs')
+    fs.copyFileSync(path.join(root, 'test/fixtures/plugins/shared-copies.mjs'), plugin)
+    const config = path.join(project, 'shared-copies.yml')
+    fs.writeFileSync(config, `plugins:\n  workspace-tools:\n    workspace: ${project}\n  ./shared-copies.mjs: {}\n`)
+    try {
+      const exec = run([installed('.bin', 'dsh'), 'exec', 'shared_copies', '{}', '--config', config, '--json'])
+      expect(exec.status, exec.stderr).toBe(0)
+      const value = JSON.parse(exec.stdout).result.value
+      expect(value).toEqual({ cordis: true, kernel: true, libKernel: null, workspaceTools: true, kernelUrl: pathToFileURL(installed('dsh', 'dist', 'shared', 'dsh-kernel.js')).href })
+    } finally {
+      fs.rmSync(plugin)
+      fs.rmSync(config)
     }
   }, 180_000)
 

@@ -13,6 +13,7 @@ import type Schema from 'schemastery'
 import { problemPath } from './config-excerpt.js'
 import { whyNotLoadable } from './plugin-not-found.js'
 import { freshUrl } from './code-reload/hooks.js'
+import { bundledLoader, ensureSharedHooks } from './bundle/state.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions'] as const
 
@@ -51,11 +52,16 @@ export function resolveSpec(spec: string, baseDir: string): { url: string; probl
 /** Import a plugin; `fresh` (a path spec only) evaluates its code again, as a reload of changed code does. */
 export async function importPlugin(spec: string, baseDir: string, fresh = false): Promise<PluginModule> {
   let mod: any
-  const resolved = resolveSpec(spec, baseDir)
-  const { problem } = resolved
-  const url = fresh ? freshUrl(resolved.url) : resolved.url
+  // run from the bundle, a bundled plugin is the bundle's own module
+  const bundled = fresh ? undefined : bundledLoader(spec)
+  const resolved = bundled ? undefined : resolveSpec(spec, baseDir)
+  const problem = resolved?.problem
   try {
-    mod = await import(url)
+    if (bundled) mod = await bundled()
+    else {
+      ensureSharedHooks()
+      mod = await import(fresh ? freshUrl(resolved!.url) : resolved!.url)
+    }
   } catch (error) {
     const why = whyNotLoadable(spec, baseDir, BUNDLED, problem ?? error)
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} cannot be loaded: ${why}`, { cause: error, details: { plugin: spec } })

@@ -19,7 +19,12 @@ import type { JsonSchema } from './types.js'
 const require = createRequire(import.meta.url)
 let instance: AjvClass | undefined
 
-/** Made on first use: a command may register tools and call none of them. */
+/**
+ * Made on first use: a command may register tools and call none of them. `validateSchema: false`:
+ * Ajv would compile the draft-07 meta-schema on the first compile to check the schema again (the
+ * largest part of a tool's first call); every schema it compiles was checked by `schemaProblem`
+ * first (at registration, and in `compileCheck`), and an explicit `validateSchema()` still checks.
+ */
 function ajv(): AjvClass {
   const { Ajv } = require('ajv') as typeof import('ajv')
   instance ??= new Ajv({
@@ -28,7 +33,7 @@ function ajv(): AjvClass {
     coerceTypes: false,
     useDefaults: false,
     removeAdditional: false,
-    validateSchema: true,
+    validateSchema: false,
     addUsedSchema: false,
   })
   return instance
@@ -63,10 +68,14 @@ export type ArgumentCheck = (args: unknown) => string | undefined
  */
 export function compileCheck(schema: JsonSchema, subject = 'arguments'): ArgumentCheck {
   let validate: ValidateFunction
+  const what = subject === 'arguments' ? 'parameters' : 'output'
+  // the meta-schema check Ajv itself no longer makes (a registered schema passed it already)
+  const problem = schemaProblem(schema, `the tool's ${what} schema`)
+  if (problem) return () => problem
   try {
     validate = ajv().compile(schema)
   } catch (error) {
-    const message = `the tool's ${subject === 'arguments' ? 'parameters' : 'output'} schema cannot be compiled: ${(error as Error).message}`
+    const message = `the tool's ${what} schema cannot be compiled: ${(error as Error).message}`
     return () => message
   }
   return (args) => {

@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+/**
+ * Builds dist/: the dsh CLI, its services and its bundled plugins as a few ES
+ * module files (esbuild, splitting at dynamic imports), which bin/dsh.js loads
+ * when they are there (decisions/2026-12-01-cli-bundle.md). Input is the built
+ * lib/ of every package, so run it after `tsc -b` (the root build and dsh's
+ * prepack do).
+ *
+ * - dist/cli.js, the entry: tells the CLI it runs from the bundle (the bundled
+ *   plugins' loaders, the shared modules below), then imports lib/cli.js's code.
+ * - dist/shared/<package>.js for cordis, schemastery, dsh, dsh/testing and every
+ *   @dsh package the bundle holds: the bundle's copy, re-exported, which a
+ *   plugin from outside the bundle is given for that package (one copy).
+ * - dist/chunks/: the code, split where it is imported lazily (the MCP SDK,
+ *   execa, OpenTelemetry, each plugin).
+ *
+ * `import.meta.url` in a bundled module of a workspace package is replaced by
+ * the URL of its original file in lib/ (found from the installed package at
+ * run time), so the files it reads beside itself — the launcher, the worker,
+ * package.json, what it requires lazily (Ajv, yaml, RE2, the shell grammar) —
+ * are found where they were. Third-party code that reads files beside itself,
+ * and native addons, stay outside the bundle (EXTERNAL); the build fails if a
+ * bundled third-party file refers to its own location.
+ */
+import { build, transform } from 'esbuild'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { builtinModules, createRequire } from 'node:module'
+import { dirname, join, relative, sep } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url))
+const dist = join(packageDir, 'dist')
+const lib = join(packageDir, 'lib')
+const entries = join(packageDir, '.bundle-entries')
+
+// loaded from disk when used: native addons, wasm, code that locates files beside itself
+const EXTERNAL = ['re2', 'web-tree-sitter', 'tree-sitter-bash', 'quickjs-emscripten', '@jitl/*', 'esbuild', 'sucrase', 'fsevents']
+
+const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
+const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
+
+/** The nearest package.json above `file`: its directory and name. */
+const owners = new Map()
+function ownerOf(file) {
+  let dir = dirname(file)
+  while (true) {
+    if (owners.has(dir)) return owners.get(dir)
+    const path = join(dir, 'package.json')
+    if (existsSync(path)) {
+      const name = JSON.parse(readFileSync(path, 'utf8')).name
+      if (name) {
+        const owner = { dir, name }
+        owners.set(dir, owner)
+        return owner
+      }
+    }
+    const up = dirname(dir)
+    if (up === dir) throw new Error(`no package.json above ${file}`)
+    dir = up
+  }
+}
+
+const isThirdParty = (file) => file.split(sep).includes('node_modules') && !ownerOf(file).name.startsWith('@dsh/') && ownerOf(file).name !== 'dsh'
+const SELF_LOCATING = /\bimport\.meta\.(?:url|dirname|filename|resolve)\b|\b__dirname\b|\b__filename\b/
+const helper = join(packageDir, 'scripts', 'module-url.js')
+
+const BUILTIN = new Set(builtinModules)
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+const isExternal = (specifier) => EXTERNAL.some((pattern) => pattern.endsWith('/*') ? specifier.startsWith(pattern.slice(0, -1)) : packageOf(specifier) === pattern)
+
+/**
+ * A module of ours that requires lazily (`const require = createRequire(import.meta.url)`, then
+ * `require('ajv')` where it is needed): the packages the bundle can hold are required from the
+ * bundle (esbuild bundles a require() call, evaluated when it runs), the rest (EXTERNAL, and
+ * `require.resolve`) through the module's own createRequire, from its original location.
+ */
+function bundledRequires(contents) {
+  if (!/\bconst require = createRequire\(/.test(contents)) return contents
+  return contents
+    .replace(/(?<![\w$.])require(?=\s*[(.])/g, '__dshRequire')
+    .replace(/\bconst require = createRequire\(/, 'const __dshRequire = createRequire(')
+    .replace(/__dshRequire\((['"])([^'"]+)\1\)/g, (call, quote, specifier) => (isExternal(specifier) || BUILTIN.has(specifier) || specifier.startsWith('node:') || specifier.startsWith('.') ? call : `require(${quote}${specifier}${quote})`))
+}
+
+/** Rewrites `import.meta.url` to the original file's URL; refuses third-party code that locates itself. */
+const originalUrls = {
+  name: 'dsh-original-urls',
+  setup(b) {
+    b.onLoad({ filter: /\.(?:m?js|cjs)$/ }, async (args) => {
+      if (args.path === helper || args.path.startsWith(entries + sep)) return undefined
+      const contents = readFileSync(args.path, 'utf8')
+      if (!SELF_LOCATING.test(contents)) return undefined
+      if (isThirdParty(args.path)) {
+        return { errors: [{ text: `${args.path} refers to its own location (import.meta / __dirname); add its package to EXTERNAL in scripts/build-bundle.js` }] }
+      }
+      const owner = ownerOf(args.path)
+      const within = relative(owner.dir, args.path).split(sep).join('/')
+      // esbuild's define replaces the expression only, never text inside a string
+      const { code } = await transform(bundledRequires(contents), { loader: 'js', format: 'esm', target: 'node20', define: { 'import.meta.url': '__dshImportMetaUrl', 'import.meta.dirname': '__dshUnrelocated', 'import.meta.filename': '__dshUnrelocated', 'import.meta.resolve': '__dshUnrelocated' }, sourcefile: args.path })
+      if (code.includes('__dshUnrelocated')) return { errors: [{ text: `${args.path} uses import.meta beyond import.meta.url, which the bundle cannot relocate` }] }
+      const url = `__dshModuleUrl(${JSON.stringify(owner.name)}, ${JSON.stringify(within)}, ${JSON.stringify(viaOf(owner.name))})`
+      return { contents: `import { moduleUrl as __dshModuleUrl } from ${JSON.stringify(helper)};\nconst __dshImportMetaUrl = ${url};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
+    })
+  },
+}
+
+/** The workspace packages from dsh to `name` along dependencies (dsh and `name` left out), found breadth first. */
+function viaOf(name) {
+  if (name === 'dsh') return []
+  const seen = new Set(['dsh'])
+  const queue = [{ name: 'dsh', dir: packageDir, path: [] }]
+  while (queue.length) {
+    const { dir, path } = queue.shift()
+    const deps = Object.keys(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies ?? {})
+    if (deps.includes(name)) return path
+    for (const dep of deps) {
+      if (seen.has(dep) || !dep.startsWith('@dsh/')) continue
+      seen.add(dep)
+      const manifest = createRequire(join(dir, 'package.json')).resolve(`${dep}/package.json`)
+      queue.push({ name: dep, dir: dirname(manifest), path: [...path, dep] })
+    }
+  }
+  throw new Error(`dsh does not depend on ${name}, directly or through its @dsh dependencies`)
+}
+
+/** A file name for a package's shared module: `@dsh/kernel` → `dsh-kernel`. */
+const fileName = (specifier) => specifier.replace(/^@/, '').replace(/\//g, '-')
+
+rmSync(entries, { recursive: true, force: true })
+mkdirSync(join(entries, 'shared'), { recursive: true })
+
+// every package a plugin from outside may import and must share with the kernel
+const sharedPackages = ['cordis', 'schemastery', 'dsh', 'dsh/testing', ...Object.keys(manifest.dependencies).filter((name) => name.startsWith('@dsh/'))]
+const entryPoints = [{ in: join(entries, 'cli.js'), out: 'cli' }]
+for (const specifier of sharedPackages) {
+  const namespace = await import(specifier === 'dsh' ? pathToFileURL(join(lib, 'index.js')).href : specifier === 'dsh/testing' ? pathToFileURL(join(lib, 'testing.js')).href : specifier)
+  const target = specifier === 'dsh' ? join(lib, 'index.js') : specifier === 'dsh/testing' ? join(lib, 'testing.js') : specifier
+  const names = Object.keys(namespace).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name))
+  const lines = []
+  if (names.length) lines.push(`export { ${names.join(', ')} } from ${JSON.stringify(target)}`)
+  if ('default' in namespace) lines.push(`export { default } from ${JSON.stringify(target)}`)
+  const file = join(entries, 'shared', `${fileName(specifier)}.js`)
+  writeFileSync(file, `${lines.join('\n')}\n`)
+  entryPoints.push({ in: file, out: `shared/${fileName(specifier)}` })
+}
+
+const loaders = BUNDLED.map((name) => `  ${JSON.stringify(name)}: () => import(${JSON.stringify(`@dsh/${name}`)}),`).join('\n')
+const shared = sharedPackages.map((specifier) => `  ${JSON.stringify(specifier)}: new URL(${JSON.stringify(`./shared/${fileName(specifier)}.js`)}, import.meta.url).href,`).join('\n')
+writeFileSync(join(entries, 'cli.js'), `import { enterBundle } from ${JSON.stringify(join(lib, 'bundle', 'state.js'))}
+enterBundle({
+  plugins: {
+${loaders}
+  },
+  shared: {
+${shared}
+  },
+  dir: new URL('./', import.meta.url).href,
+})
+await import(${JSON.stringify(join(lib, 'cli.js'))})
+`)
+
+rmSync(dist, { recursive: true, force: true })
+try {
+  await build({
+    entryPoints,
+    outdir: dist,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    chunkNames: 'chunks/[name]-[hash]',
+    // CommonJS code in the bundle requires node's built-ins through this
+    banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);" },
+    plugins: [originalUrls],
+    legalComments: 'none',
+    sourcemap: true,
+    logLevel: 'warning',
+  })
+} finally {
+  rmSync(entries, { recursive: true, force: true })
+}
