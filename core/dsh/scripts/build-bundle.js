@@ -23,7 +23,7 @@
  * bundled third-party file refers to its own location.
  */
 import { build, transform } from 'esbuild'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { builtinModules, createRequire } from 'node:module'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -33,8 +33,12 @@ const dist = join(packageDir, 'dist')
 const lib = join(packageDir, 'lib')
 const entries = join(packageDir, '.bundle-entries')
 
-// loaded from disk when used: native addons, wasm, code that locates files beside itself
+// loaded from disk when used: native addons, wasm, code that locates files beside itself; one that
+// bundled code imports (not requires) is resolved from dist/, so dsh depends on it (checked below)
 const EXTERNAL = ['re2', 'web-tree-sitter', 'tree-sitter-bash', 'quickjs-emscripten', '@jitl/*', 'esbuild', 'sucrase', 'fsevents']
+// required lazily by a module of ours and kept so (from disk, on first use): a search's matchers,
+// which no command needs to start
+const REQUIRED_FROM_DISK = ['re2js', 'picomatch', 'ignore']
 
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
 const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
@@ -79,7 +83,7 @@ function bundledRequires(contents) {
   return contents
     .replace(/(?<![\w$.])require(?=\s*[(.])/g, '__dshRequire')
     .replace(/\bconst require = createRequire\(/, 'const __dshRequire = createRequire(')
-    .replace(/__dshRequire\((['"])([^'"]+)\1\)/g, (call, quote, specifier) => (isExternal(specifier) || BUILTIN.has(specifier) || specifier.startsWith('node:') || specifier.startsWith('.') ? call : `require(${quote}${specifier}${quote})`))
+    .replace(/__dshRequire\((['"])([^'"]+)\1\)/g, (call, quote, specifier) => (isExternal(specifier) || REQUIRED_FROM_DISK.includes(packageOf(specifier)) || BUILTIN.has(specifier) || specifier.startsWith('node:') || specifier.startsWith('.') ? call : `require(${quote}${specifier}${quote})`))
 }
 
 /** Rewrites `import.meta.url` to the original file's URL; refuses third-party code that locates itself. */
@@ -159,11 +163,15 @@ ${shared}
 await import(${JSON.stringify(join(lib, 'cli.js'))})
 `)
 
-rmSync(dist, { recursive: true, force: true })
+// built beside dist/ and swapped in, so a CLI running from dist/ meanwhile (a test suite, while
+// `npm pack` runs prepack) finds a whole bundle: the build is deterministic, chunk names included
+const building = `${dist}.building-${process.pid}`
+rmSync(building, { recursive: true, force: true })
+let result
 try {
-  await build({
+  result = await build({
     entryPoints,
-    outdir: dist,
+    outdir: building,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -176,8 +184,30 @@ try {
     plugins: [originalUrls],
     legalComments: 'none',
     sourcemap: true,
+    metafile: true,
     logLevel: 'warning',
   })
+} catch (error) {
+  rmSync(building, { recursive: true, force: true })
+  throw error
 } finally {
   rmSync(entries, { recursive: true, force: true })
 }
+
+// what bundled code imports from outside the bundle is resolved from dist/: dsh must depend on it
+const imported = new Set()
+for (const output of Object.values(result.metafile.outputs)) {
+  for (const { path, external } of output.imports) {
+    if (external && !BUILTIN.has(path) && !path.startsWith('node:') && !path.startsWith('.')) imported.add(packageOf(path))
+  }
+}
+const undeclared = [...imported].filter((name) => !Object.hasOwn(manifest.dependencies, name))
+if (undeclared.length) {
+  rmSync(building, { recursive: true, force: true })
+  throw new Error(`the bundle imports ${undeclared.join(', ')} from outside itself, so dsh's package.json must depend on ${undeclared.length > 1 ? 'them' : 'it'} (at the version its bundled importer pins)`)
+}
+
+const old = `${dist}.old-${process.pid}`
+if (existsSync(dist)) renameSync(dist, old)
+renameSync(building, dist)
+rmSync(old, { recursive: true, force: true })
