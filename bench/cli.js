@@ -1,13 +1,16 @@
 // The CLI's start-up, as an agent host sees it: spawning `dsh mcp` until its
 // first tools/list answer, and `dsh exec` of a tool that does nothing, end to
-// end — each against spawning `node -e 0` in the same run. Needs the build (lib/).
+// end — each against spawning `node -e 0` in the same run; and the floor under the first: node
+// reading and compiling, without running, the ES modules dsh mcp loads by then. Needs the build
+// (bin/dsh.js runs dist/, the bundle, where it is there, else lib/).
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, now, tempDir } from './lib.js'
 
 const DSH = fileURLToPath(new URL('../core/dsh/bin/dsh.js', import.meta.url))
+const FLOOR = fileURLToPath(new URL('./children/cli-floor.js', import.meta.url))
 const SAMPLES = 15
 const WARMUP = 2
 
@@ -26,15 +29,23 @@ function spawnToExit(argv, cwd) {
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }
 const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }
 
-/** ms from spawning `dsh mcp` until the answer to its first tools/list (sent once initialize is answered). */
-function mcpFirstList(cwd) {
+/**
+ * ms from spawning `dsh mcp` until the answer to its first tools/list (sent once initialize is
+ * answered); with `modules`, run with NODE_DEBUG=esm and also give the ES modules it loaded by then.
+ */
+function mcpFirstList(cwd, modules = false) {
   return new Promise((resolve, reject) => {
     const start = now()
-    const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+    const env = modules ? { ...process.env, NODE_DEBUG: 'esm' } : process.env
+    const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
     let buffered = ''
     let stderr = ''
     let answered = false
-    child.stderr.on('data', (chunk) => { stderr += chunk })
+    const loaded = new Set()
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+      if (modules) for (const match of String(chunk).matchAll(/Storing (file:\/\/\S+)/g)) loaded.add(match[1])
+    })
     child.on('error', reject)
     child.on('exit', (code) => { if (!answered) reject(new Error(`dsh mcp exited ${code} before answering tools/list: ${stderr}`)) })
     child.stdout.on('data', (chunk) => {
@@ -50,7 +61,7 @@ function mcpFirstList(cwd) {
           answered = true
           child.stdin.end()
           if (!Array.isArray(message.result?.tools)) return reject(new Error(`tools/list answered ${line}`))
-          resolve({ elapsed, tools: message.result.tools.length })
+          resolve({ elapsed, tools: message.result.tools.length, modules: [...loaded] })
         }
       }
     })
@@ -72,15 +83,23 @@ export async function run() {
     mkdirSync(configured)
     const config = join(configured, 'dsh.yml')
     writeFileSync(config, `dataDir: ${join(configured, '.dsh')}\nsandbox:\n  workspace: ${configured}\nplugins:\n  workspace-tools:\n    workspace: ${configured}\n`)
+    // the floor: node reading and compiling (not running) the ES modules `dsh mcp` loads before its first answer
+    const { modules } = await mcpFirstList(bare, true)
+    const list = join(dir, 'modules.json')
+    writeFileSync(list, JSON.stringify(modules))
+    const bytes = modules.reduce((sum, url) => sum + statSync(new URL(url)).size, 0)
+    const floor = []
     let tools = 0
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
       const n = await spawnToExit(['-e', '0'], bare)
+      const f = await spawnToExit(['--experimental-vm-modules', '--no-warnings', FLOOR, list], bare)
       const m = await mcpFirstList(bare)
       // `ls` of an empty workspace: in process, no sandbox; the call's cost is the pipeline's
       const e = await spawnToExit([DSH, 'exec', 'ls', JSON.stringify({ path: configured }), '--config', config], configured)
       tools = m.tools
       if (i >= WARMUP) {
         node.push(n)
+        floor.push(f)
         mcp.push(m.elapsed)
         exec.push(e)
       }
@@ -89,6 +108,7 @@ export async function run() {
     const times = (values) => `${(median(values) / baseline.value).toFixed(1)}x node -e 0`
     return [
       { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp)}); median of ${SAMPLES}` },
+      { name: 'cli.startup_floor_ms', value: median(floor), unit: 'ms', baseline, note: `node reading and compiling, not running, the ${modules.length} ES modules (${Math.round(bytes / 1024)} KiB) \`dsh mcp\` loads before its first tools/list answer (${times(floor)}); median of ${SAMPLES}` },
       { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '<= 200 ms', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec)}); median of ${SAMPLES}` },
     ]
   } finally {
