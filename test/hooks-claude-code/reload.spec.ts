@@ -4,7 +4,7 @@
  * call until it is fixed. Protected settings: a file a confined command could
  * write is refused.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -240,12 +240,14 @@ describe('protected settings', () => {
     else expect(started).toBeUndefined()
   })
 
-  it('the real Landlock backend cannot protect .claude inside a writable root: refused', async (ctx) => {
+  it('the real Landlock backend: .claude, copied and put back, loads; .dsh, which it does not put back, and a .codex absent at start are refused', async (ctx) => {
     const { SandboxService } = await import('@dsh/sandbox')
     const hooks = await import('@dsh/hooks-claude-code')
     t = await createTestKernel()
     mkdirSync(join(t.dir, '.claude'))
     writeFileSync(join(t.dir, SETTINGS), denyRm())
+    mkdirSync(join(t.dir, '.dsh'), { recursive: true })
+    writeFileSync(join(t.dir, '.dsh/hooks.json'), denyRm())
     const isolated = t.ctx.isolate('sandbox')
     // a subclass: the kernel already runs SandboxService itself, and cordis refuses a plugin twice
     class LandlockSandbox extends SandboxService {}
@@ -256,9 +258,46 @@ describe('protected settings', () => {
       console.log(`skipped: landlock is not available here (${JSON.stringify(status.candidates)})`)
       ctx.skip()
     }
-    const fork = isolated.plugin(hooks as any, { workspace: t.dir, settingsFiles: [SETTINGS], codexFiles: [] }) as any
-    await t.ctx.lifecycle.flush()
-    expect(fork.runtime.error?.message).toMatch(/the landlock sandbox cannot keep protected paths read-only here \(protected-paths\)/)
+    const plugIn = async (config: Record<string, unknown>) => {
+      const fork = isolated.plugin(hooks as any, { workspace: t!.dir, codexFiles: [], ...config }) as any
+      await t!.ctx.lifecycle.flush()
+      const error = fork.runtime.error
+      fork.dispose()
+      return error
+    }
+    expect(await plugIn({ settingsFiles: [SETTINGS] })).toBeUndefined()
+    expect((await plugIn({ settingsFiles: ['.dsh/hooks.json'] }))?.message).toMatch(/the landlock sandbox cannot keep protected paths read-only here \(protected-paths\) and does not copy and put back .*\.dsh/)
+  })
+
+  it('protected-paths with a ledger (Landlock alone): a .claude absent at start and created later is refused at reload', async () => {
+    const fake = {
+      defaults: { workspace: '', allowedRoots: [] as string[] },
+      confine: async () => ({ argv: [], backend: 'landlock', enforcement: 'partial', unenforced: ['protected-paths'], restores: [] }),
+      readProtected: (file: string) => ({ from: 'disk' as const, text: existsSync(file) ? readFileSync(file, 'utf8') : undefined }),
+      protectedStamp: () => '',
+    }
+    t = await createTestKernel()
+    fake.defaults.workspace = t.dir
+    fake.defaults.allowedRoots = [t.dir]
+    await plug(t, { workspace: t.dir, settingsFiles: [SETTINGS], codexFiles: [] }, fake)
+    t.ctx.plugin({ name: 'tool', inject: ['tools'], apply: (ctx) => { ctx.tools.register({ name: 'bash', description: '', parameters: { type: 'object' }, execute: () => 'ran' }) } })
+    mkdirSync(join(t.dir, '.claude'))
+    writeFileSync(join(t.dir, SETTINGS), denyRm())
+    const result = await t.call('bash', { command: 'ls' })
+    expect(result.error?.message).toMatch(/\.claude did not exist when the kernel started/)
+  })
+
+  it('a ledger that refuses the file (a restore that failed) refuses it at start, with the reason', async () => {
+    const fake = {
+      confine: async () => ({ argv: [], backend: 'landlock', enforcement: 'partial', unenforced: ['protected-paths'], restores: [join(t!.dir, '.claude')] }),
+      readProtected: () => ({ refused: 'putting back .claude after a confined call failed (EPERM)' }),
+      protectedStamp: () => 'u',
+    }
+    t = await createTestKernel()
+    mkdirSync(join(t.dir, '.claude'))
+    writeFileSync(join(t.dir, SETTINGS), denyRm())
+    const error = await plug(t, { workspace: t.dir, settingsFiles: [SETTINGS], codexFiles: [] }, fake).catch((e) => e)
+    expect(error?.message).toMatch(/refusing to load hooks: putting back \.claude after a confined call failed \(EPERM\)/)
   })
 
   it('a settings file that becomes unprotected later (replaced by a symlink) is refused at reload', async () => {

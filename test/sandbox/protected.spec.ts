@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, restoreProtected, scanProtected, snapshotProtected } from '@dsh/sandbox'
+import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, protectedStamp, readProtected, restoreProtected, scanProtected, snapshotProtected, unrestoredFile } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -170,6 +170,53 @@ describe('the ledger of protected entries in use', () => {
     expect(lease.entries[0].kind).toBe('directory')
     expect(lease.release()).toEqual([])
     expect(fs.existsSync(entry)).toBe(true)
+    // the ledger cannot tell the user's directory from one the dead call's command made: marked, for readers of it
+    expect(readProtected(path.join(entry, 'settings.json'))).toEqual({ refused: expect.stringContaining('ended without putting it back') })
+    fs.rmSync(unrestoredFile(ledgerDir(), entry), { force: true })
+  })
+
+  it('readProtected: while a call holds a copy the file reads from it, an absent entry reads as absent, after the release from disk', () => {
+    const ws = tmp()
+    const claude = path.join(ws, '.claude')
+    const file = path.join(claude, 'settings.json')
+    fs.mkdirSync(claude)
+    fs.writeFileSync(file, 'old')
+    const lease = leaseProtected([claude, path.join(ws, '.codex')], [ws], [claude])
+    fs.writeFileSync(file, 'planted')
+    fs.mkdirSync(path.join(ws, '.codex'))
+    fs.writeFileSync(path.join(ws, '.codex/hooks.json'), 'planted')
+    expect(readProtected(file)).toEqual({ from: 'copy', text: 'old' })
+    expect(readProtected(path.join(ws, '.codex/hooks.json'))).toEqual({ from: 'copy' })
+    expect(readProtected(path.join(claude, 'new.json'))).toEqual({ from: 'copy' })
+    const held = protectedStamp(file)
+    expect(lease.release()).toEqual([claude, path.join(ws, '.codex')])
+    expect(protectedStamp(file)).not.toBe(held)
+    expect(readProtected(file)).toEqual({ from: 'disk', text: 'old' })
+  })
+
+  it('readProtected: an entry whose holder died after changing it is refused, and stays refused after the next call', () => {
+    const ws = tmp()
+    const claude = path.join(ws, '.claude')
+    const file = path.join(claude, 'settings.json')
+    fs.mkdirSync(claude)
+    fs.writeFileSync(file, 'old')
+    const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    // another process copies .claude for its call, the command rewrites it, and the process dies before putting it back
+    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(claude)}], [${JSON.stringify(ws)}], [${JSON.stringify(claude)}]); writeFileSync(${JSON.stringify(file)}, 'planted'); process.kill(process.pid, 'SIGKILL')`
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    expect(child.signal, child.stderr).toBe('SIGKILL')
+    const mark = unrestoredFile(ledgerDir(), claude)
+    try {
+      expect(readProtected(file)).toEqual({ refused: expect.stringMatching(/held .*\.claude ended without putting it back \(its dsh process died\).*; check .*\.claude, then remove .*\.unrestored\.json/) })
+      // the next call copies what is there now (the planted file); the mark stays
+      const next = leaseProtected([claude], [ws], [claude])
+      expect(next.release()).toEqual([])
+      expect(readProtected(file)).toEqual({ refused: expect.stringContaining('ended without putting it back') })
+      expect(fs.readFileSync(file, 'utf8')).toBe('planted')
+    } finally {
+      fs.rmSync(mark, { force: true })
+    }
+    expect(readProtected(file)).toEqual({ from: 'disk', text: 'planted' })
   })
 
   it('the ledger is private to this user and never inside a writable root', () => {

@@ -13,10 +13,10 @@ import { randomUUID, createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KernelError } from '@dsh/kernel'
+import { describeError, KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
 import { kindOf, restoreEntry, type ProtectedEntry } from './protected.js'
-import { newBudget, snapshotEntry } from './restore.js'
+import { newBudget, snapshotEntry, unchanged } from './restore.js'
 
 const LOCK_WAIT_MS = 10_000
 /** a lock directory without an owner file for this long was left by a process killed while taking it */
@@ -27,7 +27,7 @@ interface Holder {
   id: string
 }
 
-interface State {
+export interface State {
   entry: ProtectedEntry
   holders: Holder[]
 }
@@ -66,7 +66,8 @@ export function ledgerDir(writableRoots: readonly string[] = []): string {
   return dir
 }
 
-function lockDir(dir: string): () => void {
+/** Take the ledger's lock (waiting up to LOCK_WAIT_MS); returns the function that gives it back. */
+export function lockDir(dir: string): () => void {
   const lock = join(dir, 'lock')
   const deadline = Date.now() + LOCK_WAIT_MS
   for (;;) {
@@ -96,11 +97,12 @@ function stale(lock: string): boolean {
   }
 }
 
-function stateFile(dir: string, path: string): string {
+export function stateFile(dir: string, path: string): string {
   return join(dir, `${createHash('sha256').update(path).digest('hex').slice(0, 32)}.json`)
 }
 
-function readState(file: string, path: string): State | undefined {
+/** The record of `path`, its dead holders left out; undefined when there is none. */
+export function readState(file: string, path: string): State | undefined {
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as State
     if (state?.entry?.path !== path || !Array.isArray(state.holders)) return undefined
@@ -114,6 +116,49 @@ function writeState(file: string, state: State): void {
   const tmp = `${file}.${process.pid}.tmp`
   writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 })
   renameSync(tmp, file)
+}
+
+/** Where the ledger says that `path` was not put back after a call (see markUnrestored). */
+export function unrestoredFile(dir: string, path: string): string {
+  return stateFile(dir, path).replace(/\.json$/, '.unrestored.json')
+}
+
+/**
+ * Record that `path` may still hold what a confined command wrote: its
+ * restore failed, or the process of the call holding it died first. Readers
+ * of the entry (hooks-claude-code, through readProtected) refuse it until the
+ * user, having checked it, removes the record; the next call does not clear it.
+ */
+export function markUnrestored(dir: string, path: string, reason: string): void {
+  try {
+    writeFileSync(unrestoredFile(dir, path), JSON.stringify({ path, reason, at: new Date().toISOString() }), { mode: 0o600 })
+  } catch {}
+}
+
+/** Why `path` is marked as not put back, if it is. */
+export function unrestoredReason(dir: string, path: string): string | undefined {
+  try {
+    const record = JSON.parse(readFileSync(unrestoredFile(dir, path), 'utf8')) as { reason?: unknown }
+    return typeof record?.reason === 'string' ? record.reason : 'the record does not say why'
+  } catch (error) {
+    // Why: a record that exists but cannot be read still says the entry was not put back
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : `its record cannot be read (${describeError(error)})`
+  }
+}
+
+/** Whether `entry.path` differs from what a finished call would have put back (restoreEntry's test). */
+export function differsFromRecord(entry: ProtectedEntry): boolean {
+  if (entry.content) return !unchanged(entry.path, entry.content)
+  const now = kindOf(entry.path)
+  if (entry.kind === 'absent' || entry.kind === 'directory') return now.kind !== entry.kind
+  if (entry.kind === 'symlink') return now.kind !== 'symlink' || now.target !== entry.target
+  return false
+}
+
+/** A record whose holders all died before putting the entry back: marked when the entry changed since. */
+export function checkAbandoned(dir: string, state: State | undefined): void {
+  if (!state || state.holders.length || !differsFromRecord(state.entry)) return
+  markUnrestored(dir, state.entry.path, `a confined call that held ${state.entry.path} ended without putting it back (its dsh process died), and it has changed since the call began`)
 }
 
 /**
@@ -133,6 +178,8 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
       const held = readState(file, path)
       // Why the recorded entry: what this call sees may be what an overlapping call created
       if (held?.holders.length) return { file, held, entry: held.entry }
+      // Why before the fresh record replaces it: the evidence of an abandoned call would go with it
+      checkAbandoned(dir, held)
       const now = kindOf(path)
       const content = snapshot.includes(path) && now.kind !== 'absent' ? snapshotEntry(path, budget) : undefined
       return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}) }) as ProtectedEntry }
@@ -155,31 +202,50 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
   })
 }
 
+/**
+ * Put one entry back; a failure is marked in the ledger (markUnrestored) and
+ * returned, so the other entries are still put back.
+ */
+function putBack(dir: string, entry: ProtectedEntry, changed: string[], failed: string[]): void {
+  try {
+    if (restoreEntry(entry)) changed.push(entry.path)
+  } catch (error) {
+    const reason = `putting back ${entry.path} after a confined call failed (${describeError(error)}), so it may hold what the command wrote`
+    markUnrestored(dir, entry.path, reason)
+    failed.push(reason)
+  }
+}
+
 function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Holder): string[] {
+  const changed: string[] = []
+  const failed: string[] = []
   let unlock: (() => void) | undefined
   try {
     unlock = lockDir(dir)
   } catch {
     // Why restore anyway: a ledger we cannot lock must not leave a planted entry in place
-    return entries.filter((entry) => restoreEntry(entry)).map((entry) => entry.path)
+    for (const entry of entries) putBack(dir, entry, changed, failed)
   }
-  const changed: string[] = []
-  try {
-    for (const entry of entries) {
-      const file = stateFile(dir, entry.path)
-      const held = readState(file, entry.path)
-      const others = (held?.holders ?? []).filter((h) => h.id !== me.id)
-      if (others.length) {
-        writeState(file, { entry: held!.entry, holders: others })
-        continue
+  if (unlock) {
+    try {
+      for (const entry of entries) {
+        const file = stateFile(dir, entry.path)
+        const held = readState(file, entry.path)
+        const others = (held?.holders ?? []).filter((h) => h.id !== me.id)
+        if (others.length) {
+          writeState(file, { entry: held!.entry, holders: others })
+          continue
+        }
+        putBack(dir, held?.entry ?? entry, changed, failed)
+        try {
+          unlinkSync(file)
+        } catch {}
       }
-      if (restoreEntry(held?.entry ?? entry)) changed.push(entry.path)
-      try {
-        unlinkSync(file)
-      } catch {}
+    } finally {
+      unlock()
     }
-  } finally {
-    unlock()
   }
+  // Why throw: the call must not end as if its protected entries were as they were
+  if (failed.length) throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox could not put back what the command changed: ${failed.join('; ')}${changed.length ? ` (put back: ${changed.join(', ')})` : ''}`, { details: { failed, changed } })
   return changed
 }

@@ -79,7 +79,7 @@ export function snapshotEntry(path: string, budget: SnapshotBudget): Snapshot | 
     return take(path, budget)
   } catch (error) {
     if (!(error instanceof OverBudget)) throw error
-    throw new KernelError('SANDBOX_UNAVAILABLE', `the protected entries this backend must put back after the call hold more than ${SNAPSHOT_MAX_ENTRIES} entries or ${SNAPSHOT_MAX_BYTES} bytes (reached at ${error.message}); it cannot keep them read-only, so nothing runs — use the bwrap backend, or remove what is large from ${path}`, { details: { path } })
+    throw new KernelError('SANDBOX_UNAVAILABLE', `the protected entries this backend must put back after the call hold more than ${SNAPSHOT_MAX_ENTRIES} entries or ${SNAPSHOT_MAX_BYTES} bytes (reached at ${error.message}); it cannot keep them read-only, so nothing runs — use the bwrap backend, or remove what is large from ${path}`, { details: { path, bound: 'snapshot' } })
   }
 }
 

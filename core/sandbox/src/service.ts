@@ -15,6 +15,7 @@ import { ModeTracker } from './mode.js'
 import { checkArgv, isInside, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv } from './env.js'
 import { leaseProtected } from './ledger.js'
+import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
 import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, type GitProtection } from './protected-names.js'
 import { policyProtected } from './protected.js'
@@ -162,6 +163,20 @@ export class SandboxService extends Service {
     } catch (error) {
       throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox's network proxy could not listen for the command: ${describeError(error)}`, { cause: error })
     }
+  }
+
+  /**
+   * Read a file under a protected entry as it will be once the confined calls
+   * holding the entry have ended: from the copy a call in progress took, as
+   * absent when it was, refused when the entry was not put back (ledger-read.ts).
+   */
+  readProtected(file: string): ProtectedRead {
+    return readProtected(file, this.allowedRoots())
+  }
+
+  /** A string that changes when what readProtected would answer for `file` may have changed (no lock taken). */
+  protectedStamp(file: string): string {
+    return protectedStamp(file)
   }
 
   /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */

@@ -16,12 +16,12 @@ import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/kernel'
 import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
-import { claudeToolNamer, watchFiles } from '@dsh/claude-code-settings'
+import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
 import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
-import { describeSandbox, refusal, type SandboxLike } from './protect.js'
+import { describeSandbox, ledgerReader, refusal, type SandboxLike } from './protect.js'
 import { INLINE_SOURCE, parseHooks } from './settings.js'
 import { Notices } from './notices.js'
 import { HookStore, type FileSource, type Snapshot } from './store.js'
@@ -46,8 +46,9 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
     ...(config.settingsFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'claude' as const })),
     ...(config.codexFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'codex' as const })),
   ]
-  const view = await describeSandbox(ctx.get('sandbox') as SandboxLike | undefined, workspace)
-  const store = new HookStore(inline, sources, (file) => refusal(file, roots, view))
+  const sandbox = ctx.get('sandbox') as SandboxLike | undefined
+  const view = await describeSandbox(sandbox, workspace)
+  const store = new HookStore(inline, sources, (file) => refusal(file, roots, view), ledgerReader(sandbox, roots, view, fileStamp))
   store.init()
 
   const logger = ctx.logger('hooks-claude-code')

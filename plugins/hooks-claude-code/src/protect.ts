@@ -11,16 +11,28 @@
  *    the sandbox keeps read-only (DESIGN §8). Anywhere else it is refused.
  * 3. When a sandbox service runs, the plugin asks it once, at start, how it
  *    would confine a `workspace-write` command (nothing is run) and refuses a
- *    file the answer leaves unprotected: `protected-paths` unenforced (e.g.
- *    Landlock) refuses every file in a writable root; `protected-symlinks`
- *    refuses one whose protected entry is a symlink; `absent-protected-paths`
- *    refuses one whose protected entry did not exist at start (a confined
- *    command may have created it; the sandbox only removes such entries when
- *    the call ends). Any other unenforced item naming protected paths, a
- *    partial answer without the list, or a sandbox that fails to answer also
- *    refuses. A sandbox reporting itself unavailable confines nothing, so no
- *    confined command can run to write the file: rule 2 alone applies.
- * 4. Without a sandbox service, rule 2 alone applies.
+ *    file the answer leaves unprotected: `protected-symlinks` refuses one
+ *    whose protected entry is a symlink; `absent-protected-paths` refuses one
+ *    whose protected entry did not exist at start (a confined command may have
+ *    created it; the sandbox only removes such entries when the call ends).
+ *    Any other unenforced item naming protected paths, a partial answer
+ *    without the list, a snapshot over its bound, or a sandbox that fails to
+ *    answer also refuses. A sandbox reporting itself unavailable confines
+ *    nothing, so no confined command can run to write the file: rule 2 alone
+ *    applies.
+ * 4. `protected-paths` unenforced (Landlock alone: the entries are writable
+ *    during a call and put back after it) refuses a file unless its entry is
+ *    one the sandbox copies and puts back (`Confined.restores` of the dry
+ *    run) and the sandbox can read through its ledger (`readProtected`). Then
+ *    every read of the file goes through the ledger: while a confined call
+ *    holds the entry the file is read from the copy taken before the call
+ *    (so what the command writes is never loaded, and other calls' hooks
+ *    keep coming from the old settings), and once it ended from disk, put
+ *    back. An entry the ledger marks as not put back (a restore that failed,
+ *    a call whose process died) is refused, saying why, until the user
+ *    removes the mark. The ledger's state is part of each file's stamp, so
+ *    the file is re-read when a call takes or gives back its entry.
+ * 5. Without a sandbox service, rule 2 alone applies.
  *
  * Both the path as configured and its real path (through symlinks) are checked.
  */
@@ -46,12 +58,21 @@ export type SandboxView =
     roots: readonly string[]
     /** protected entries (absolute) that did not exist when the sandbox was asked */
     absentAtStart: ReadonlySet<string>
+    /** protected entries (real paths) the sandbox copies before a call and puts back after it */
+    restores: ReadonlySet<string>
+    /** the sandbox reads protected files through its ledger (readProtected, protectedStamp) */
+    ledger: boolean
   }
+
+/** What the sandbox's ledger answers for a protected file (see @dsh/sandbox readProtected). */
+export type ProtectedRead = { from: 'disk' | 'copy'; text?: string } | { refused: string }
 
 /** The part of the sandbox service this plugin uses (the service is optional). */
 export interface SandboxLike {
   confine(argv: string[], policy: { mode: 'workspace-write'; workspace: string }): unknown
   readonly defaults?: { readonly workspace?: string; readonly allowedRoots?: readonly string[] }
+  readProtected?(file: string): ProtectedRead
+  protectedStamp?(file: string): string
 }
 
 function absentEntries(roots: readonly string[]): Set<string> {
@@ -76,8 +97,12 @@ export async function describeSandbox(sandbox: SandboxLike | undefined, workspac
     const backend = typeof confined?.backend === 'string' ? confined.backend : 'unknown'
     const unenforced = confined?.unenforced
     const list = Array.isArray(unenforced) && unenforced.every((item) => typeof item === 'string') ? unenforced as string[] : undefined
-    return { kind: 'described', backend, full: confined?.enforcement === 'full', unenforced: list, roots, absentAtStart }
+    const restores = new Set(Array.isArray(confined?.restores) ? confined.restores.filter((path): path is string => typeof path === 'string') : [])
+    const ledger = typeof sandbox.readProtected === 'function' && typeof sandbox.protectedStamp === 'function'
+    return { kind: 'described', backend, full: confined?.enforcement === 'full', unenforced: list, roots, absentAtStart, restores, ledger }
   } catch (error) {
+    // Why failed, not unavailable: the protected entries are too large to copy now, not forever
+    if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') && (error.details as { bound?: unknown } | undefined)?.bound === 'snapshot') return { kind: 'failed', reason: describeError(error), roots }
     if (KernelError.is(error, 'SANDBOX_UNAVAILABLE')) return { kind: 'unavailable', reason: describeError(error), roots }
     return { kind: 'failed', reason: describeError(error), roots }
   }
@@ -116,11 +141,18 @@ function protectedEntry(path: string, root: string): string | undefined {
 function gap(view: Extract<SandboxView, { kind: 'described' }>, entry: string): string | undefined {
   if (view.full) return
   if (!view.unenforced) return `the ${view.backend} sandbox enforces its policy only partially without saying what it leaves out`
+  const absent = `${entry} did not exist when the kernel started and the ${view.backend} sandbox cannot protect a protected path that is absent when a call begins, so a confined command may have created it (restart once the file is yours)`
   for (const item of view.unenforced) {
     if (item === 'protected-symlinks' && !isSymlink(entry)) continue
     if (item === 'absent-protected-paths') {
       if (!view.absentAtStart.has(entry)) continue
-      return `${entry} did not exist when the kernel started and the ${view.backend} sandbox cannot protect a protected path that is absent when a call begins, so a confined command may have created it (restart once the file is yours)`
+      return absent
+    }
+    if (item === 'protected-paths' && view.ledger && !isSymlink(entry)) {
+      // rule 4: the entry is put back after each call and read through the ledger meanwhile
+      if (view.restores.has(real(entry))) continue
+      if (view.absentAtStart.has(entry)) return absent
+      return `the ${view.backend} sandbox cannot keep protected paths read-only here (${item}) and does not copy and put back ${entry}`
     }
     if (item.includes('protected')) return `the ${view.backend} sandbox cannot keep protected paths read-only here (${item})`
   }
@@ -145,5 +177,46 @@ export function refusal(file: string, pluginRoots: readonly string[], view: Sand
         if (why) return `${what} lies inside the writable root ${root}, and ${why}`
       }
     }
+  }
+}
+
+/** How the settings files are stamped and read (see HookStore). */
+export interface SettingsReader {
+  stamp(file: string): string
+  read(file: string): ProtectedRead
+}
+
+/** `file` with the root holding it replaced by its real path: the key the sandbox's ledger uses, whatever lies below the root. */
+function ledgerKey(file: string, roots: readonly string[]): string {
+  const path = resolve(file)
+  const root = roots.map((r) => resolve(r)).find((r) => inside(path, r))
+  return root ? join(real(root), relative(root, path)) : real(path)
+}
+
+/**
+ * Rule 4's reader: under a sandbox that puts protected entries back instead
+ * of keeping them read-only, every settings file is stamped with the
+ * ledger's state and read through it. Otherwise undefined (files are read
+ * from disk).
+ */
+export function ledgerReader(sandbox: SandboxLike | undefined, pluginRoots: readonly string[], view: SandboxView, fileStamp: (file: string) => string): SettingsReader | undefined {
+  if (view.kind !== 'described' || !view.ledger || view.full || !view.unenforced?.includes('protected-paths')) return undefined
+  const roots = [...pluginRoots, ...view.roots]
+  return {
+    stamp: (file) => {
+      try {
+        return `${fileStamp(file)}#${sandbox!.protectedStamp!(ledgerKey(file, roots))}`
+      } catch (error) {
+        // a ledger that cannot be read makes the file re-read, and the read refuses
+        return `ledger-error:${describeError(error)}`
+      }
+    },
+    read: (file) => {
+      try {
+        return sandbox!.readProtected!(ledgerKey(file, roots))
+      } catch (error) {
+        return { refused: `the sandbox could not say what ${file} holds outside the calls in progress: ${describeError(error)}` }
+      }
+    },
   }
 }

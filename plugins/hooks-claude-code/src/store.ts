@@ -8,10 +8,14 @@
  * last good hooks and records a problem; the dispatcher denies every call while
  * a problem stands, unless the plugin's `onError` is `ignore`. A file that
  * disappears contributes no hooks. At startup, any problem is thrown.
+ *
+ * Given a `reader` (protect.ts rule 4), files are stamped and read through it
+ * — the sandbox's ledger — instead of from disk.
  */
 import { fileStamp } from '@dsh/claude-code-settings'
 import { describeError, KernelError } from '@dsh/kernel'
-import { readSettingsFile } from './settings.js'
+import type { SettingsReader } from './protect.js'
+import { parseSettingsText, readSettingsFile } from './settings.js'
 import type { HookSpec, SourceKind } from './types.js'
 
 export interface FileSource {
@@ -42,7 +46,7 @@ export class HookStore {
   private current: Snapshot
 
   /** `refuse(file)` says why a file must not be loaded (see protect.ts) */
-  constructor(private inline: readonly HookSpec[], sources: readonly FileSource[], private refuse: (file: string) => string | undefined) {
+  constructor(private inline: readonly HookSpec[], sources: readonly FileSource[], private refuse: (file: string) => string | undefined, private reader?: SettingsReader) {
     this.loaded = sources.map((source) => ({ ...source, good: [] }))
     this.current = { hooks: [...inline], problems: [] }
   }
@@ -64,7 +68,7 @@ export class HookStore {
   refresh(changed: string[] = []): Snapshot {
     let dirty = false
     for (const entry of this.loaded) {
-      const stamp = fileStamp(entry.file)
+      const stamp = this.reader ? this.reader.stamp(entry.file) : fileStamp(entry.file)
       if (stamp === entry.stamp) continue
       entry.stamp = stamp
       dirty = true
@@ -85,6 +89,7 @@ export class HookStore {
       // the last good hooks stay; the problem makes the dispatcher deny (onError 'deny')
       entry.problem = { file: entry.file, message, key: `${entry.file}@${stamp}` }
     }
+    if (this.reader) return this.loadThrough(this.reader, entry, problem)
     if (stamp === 'missing') {
       entry.good = []
       entry.problem = undefined
@@ -94,6 +99,25 @@ export class HookStore {
     if (refused) return problem(`refusing to load hooks: ${refused}`)
     try {
       entry.good = readSettingsFile(entry.file, entry.kind) ?? []
+      entry.problem = undefined
+    } catch (error) {
+      problem(describeError(error))
+    }
+  }
+
+  /** Load through the sandbox's ledger: the text a call in progress cannot have written, or a refusal. */
+  private loadThrough(reader: SettingsReader, entry: Loaded, problem: (message: string) => void): void {
+    const read = reader.read(entry.file)
+    if ('refused' in read) return problem(`refusing to load hooks: ${read.refused}`)
+    if (read.text === undefined) {
+      entry.good = []
+      entry.problem = undefined
+      return
+    }
+    const refused = this.refuse(entry.file)
+    if (refused) return problem(`refusing to load hooks: ${refused}`)
+    try {
+      entry.good = parseSettingsText(read.text, entry.file, entry.kind)
       entry.problem = undefined
     } catch (error) {
       problem(describeError(error))

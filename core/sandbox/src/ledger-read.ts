@@ -1,0 +1,115 @@
+/**
+ * Reading a file under a protected entry as it will be once every confined
+ * call holding the entry has ended. Where a backend cannot keep protected
+ * entries read-only (Landlock alone), a command may rewrite them during its
+ * call and the sandbox puts them back after it (restore.ts); a host program
+ * that reads one meanwhile — hooks-claude-code reloading its settings —
+ * would load what the command wrote. So, under the ledger's lock (no call
+ * can take or give back an entry meanwhile):
+ *
+ * - a call in progress holds a copy of the entry: the file is read from that
+ *   copy (what it held before the call, and what will be put back);
+ * - a call in progress holds the entry as absent: the file does not exist
+ *   (whatever the command created is removed when the call ends);
+ * - the ledger marks the entry as not put back (a restore that failed, a
+ *   call whose process died first): the read is refused, saying why;
+ * - otherwise the file is read from disk.
+ *
+ * See docs/decisions/2026-12-01-settings-under-restore.md.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, relative, sep } from 'node:path'
+import { describeError } from '@dsh/kernel'
+import { checkAbandoned, ledgerDir, lockDir, readState, stateFile, unrestoredFile, unrestoredReason, type State } from './ledger.js'
+import type { ProtectedEntry } from './protected.js'
+import type { Snapshot } from './restore.js'
+
+export type ProtectedRead =
+  /** `disk`: no call in progress has a copy of it; `copy`: read from the copy a call in progress took. `text` undefined: no such file */
+  | { from: 'disk' | 'copy'; text?: string }
+  | { refused: string }
+
+/** `path` and each directory above it. */
+function upwards(path: string): string[] {
+  const out = [path]
+  for (let dir = dirname(path); dir !== out[out.length - 1]; dir = dirname(dir)) out.push(dir)
+  return out
+}
+
+/** The text of `rel` inside a copied entry; undefined when it was not there. */
+function fromCopy(entry: ProtectedEntry, rel: string, file: string): ProtectedRead {
+  let node: Snapshot | undefined = entry.content
+  for (const part of rel ? rel.split(sep) : []) {
+    if (node?.type !== 'dir') return node ? { refused: `${file}: ${entry.path} held no directory there before the call` } : { from: 'copy' }
+    node = node.entries[part]
+  }
+  if (!node) return { from: 'copy' }
+  if (node.type !== 'file') return { refused: `${file} was a ${node.type === 'dir' ? 'directory' : 'symlink'}, not a regular file, before the call` }
+  return { from: 'copy', text: Buffer.from(node.data, 'base64').toString('utf8') }
+}
+
+function fromDisk(file: string): ProtectedRead {
+  try {
+    // a FIFO or a device at the path would block or never end
+    if (!statSync(file).isFile()) return { refused: `${file} is not a regular file` }
+    return { from: 'disk', text: readFileSync(file, 'utf8') }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { from: 'disk' }
+    return { refused: `${file} cannot be read: ${(error as Error).message}` }
+  }
+}
+
+/**
+ * Read `file` (absolute, real) as it will be once the calls holding an entry
+ * above it have ended. `writableRoots`: a ledger inside one is refused (a
+ * command could forge its copies).
+ */
+export function readProtected(file: string, writableRoots: readonly string[] = []): ProtectedRead {
+  let dir: string
+  try {
+    dir = ledgerDir(writableRoots)
+  } catch (error) {
+    return { refused: describeError(error) }
+  }
+  const unlock = lockDir(dir)
+  try {
+    const held: State[] = []
+    for (const path of upwards(file)) {
+      const reason = unrestoredReason(dir, path)
+      if (reason) return { refused: `${reason}; check ${path}, then remove ${unrestoredFile(dir, path)}` }
+      const state = readState(stateFile(dir, path), path)
+      if (!state) continue
+      if (state.holders.length) {
+        held.push(state)
+        continue
+      }
+      checkAbandoned(dir, state)
+      const abandoned = unrestoredReason(dir, path)
+      if (abandoned) return { refused: `${abandoned}; check ${path}, then remove ${unrestoredFile(dir, path)}` }
+    }
+    // Why any absent one first: what a command created under an entry absent at its start is removed after it
+    if (held.some((state) => state.entry.kind === 'absent')) return { from: 'copy' }
+    // held is deepest first: the nearest copy holds the file
+    const copy = held.find((state) => state.entry.content)
+    if (copy) return fromCopy(copy.entry, relative(copy.entry.path, file), file)
+    return fromDisk(file)
+  } finally {
+    unlock()
+  }
+}
+
+/**
+ * What the ledger says of the entries above `file` now, as a string that
+ * changes when a call takes or gives one back or one is marked as not put
+ * back (no lock: a change detector for callers that re-read on change).
+ */
+export function protectedStamp(file: string): string {
+  const dir = ledgerDir()
+  const parts: string[] = []
+  for (const path of upwards(file)) {
+    if (existsSync(unrestoredFile(dir, path))) parts.push(`u:${path}`)
+    const state = readState(stateFile(dir, path), path)
+    if (state) parts.push(`${state.holders.length ? 'h' : 's'}${state.holders.map((h) => h.id).join(',')}:${path}`)
+  }
+  return parts.join('|')
+}
