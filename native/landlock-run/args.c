@@ -28,7 +28,7 @@ void fail(const char *fmt, ...)
 
 static void usage(FILE *out)
 {
-	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--limit NAME=N]..."
+	fputs("usage: landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--env-from NAME]... [--limit NAME=N]..."
 	      " [--no-net | --net-proxy PORT [--net-forward PATH]] [--min-abi N] -- COMMAND [ARGS...]\n"
 	      "       landlock-run --probe\n"
 	      "\n"
@@ -36,6 +36,8 @@ static void usage(FILE *out)
 	      "  --rw PATH     allow every access beneath PATH except creating devices\n"
 	      "  --env N=V     set N=V in the command's environment; the command gets\n"
 	      "                these and nothing else (none: an empty environment)\n"
+	      "  --env-from N  set N in the command's environment to its value in ours\n"
+	      "                (a secret kept out of argv, which every process can read)\n"
 	      "  --limit R=N   set resource R's soft and hard limit to N (clamped to the\n"
 	      "                current hard limit): nproc, as (bytes), fsize (bytes),\n"
 	      "                cpu (seconds), nofile\n"
@@ -138,6 +140,20 @@ void parse_args(int argc, char **argv, struct options *o)
 			if (!value || !strchr(value, '=') || value[0] == '=')
 				fail("--env wants NAME=VALUE, got '%s'", value ? value : "");
 			o->env[o->n_env++] = value;
+		} else if (!strcmp(a, "--env-from")) {
+			const char *name = argv[++i];
+			const char *value = name ? getenv(name) : NULL;
+			char *entry;
+
+			if (!name || !*name || strchr(name, '='))
+				fail("--env-from wants a variable name, got '%s'", name ? name : "");
+			/* Why fail: the caller meant the command to have it (a proxy
+			 * credential); running without it is not what was asked. */
+			if (!value)
+				fail("--env-from %s: not set in the launcher's environment", name);
+			if (asprintf(&entry, "%s=%s", name, value) < 0)
+				fail("--env-from %s: out of memory", name);
+			o->env[o->n_env++] = entry;
 		} else if (!strcmp(a, "--ro") || !strcmp(a, "--rw") || !strcmp(a, "--min-abi")) {
 			const char *value = argv[++i];
 

@@ -2,7 +2,7 @@
  * landlock-run - confine one command with Landlock, supervise it, and leave
  * nothing running when it returns.
  *
- *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--limit NAME=N]...
+ *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--env-from NAME]... [--limit NAME=N]...
  *                [--no-net | --net-proxy PORT [--net-forward PATH]] [--min-abi N] -- COMMAND [ARGS...]
  *   landlock-run --probe
  *
@@ -17,10 +17,11 @@
  *   seccomp (always; network rules with --no-net), execvp -> [parent]
  *   supervise, kill and reap every descendant, exit with the command's
  *   status. The child also sets its --limit rlimits, joins a fresh session keyring before its
- *   filter, and execs with exactly the --env entries as its environment.
+ *   filter, and execs with exactly the --env (and --env-from) entries as its environment.
  *
- * Nothing here reads an environment variable: the caller's environment
- * is dropped, and execvp's PATH lookup of COMMAND uses the --env PATH.
+ * Nothing here reads an environment variable but those --env-from names
+ * (copied as they are): the caller's environment is dropped, and execvp's
+ * PATH lookup of COMMAND uses the --env PATH.
  *
  * This file holds the order; each step lives with its own concept:
  *   fds.c        inherited file descriptors and stdio

@@ -89,7 +89,7 @@ export interface Run {
 /** Spawn a confined argv the way the bash tool does: fixed env, own process group. */
 export function runConfined(confined: Confined, cwd: string, opts: { stdio?: StdioOptions; timeoutMs?: number } = {}): Promise<Run> {
   const child = spawn(confined.argv[0], confined.argv.slice(1), {
-    cwd, env: sandboxEnv(cwd), stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], detached: true,
+    cwd, env: { ...sandboxEnv(cwd), ...confined.spawnEnv }, stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], detached: true,
   })
   let stdout = ''
   let stderr = ''

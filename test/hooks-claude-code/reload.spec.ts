@@ -171,8 +171,9 @@ describe('protected settings', () => {
     expect(await load({}, sandbox({ argv: [], backend: 'bwrap', enforcement: 'partial', unenforced: ['absent-protected-paths'] }))).toBeUndefined()
   })
 
-  it('absent-protected-paths: a .claude created after start is refused at reload', async () => {
-    const fake = { defaults: { workspace: '', allowedRoots: [] as string[] }, confine: async () => ({ argv: [], backend: 'bwrap', enforcement: 'partial', unenforced: ['absent-protected-paths'] }) }
+  /** Start the plugin with `.claude` absent under a sandbox answering `confined` (and `extra`), create the settings, and call. */
+  async function createdAfterStart(confined: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+    const fake = { defaults: { workspace: '', allowedRoots: [] as string[] }, confine: async () => ({ argv: [], enforcement: 'partial', ...confined }), ...extra }
     t = await createTestKernel()
     fake.defaults.workspace = t.dir
     fake.defaults.allowedRoots = [t.dir]
@@ -180,7 +181,11 @@ describe('protected settings', () => {
     t.ctx.plugin({ name: 'tool', inject: ['tools'], apply: (ctx) => { ctx.tools.register({ name: 'bash', description: '', parameters: { type: 'object' }, execute: () => 'ran' }) } })
     mkdirSync(join(t.dir, '.claude'))
     writeFileSync(join(t.dir, SETTINGS), denyRm())
-    const result = await t.call('bash', { command: 'ls' })
+    return t.call('bash', { command: 'ls' })
+  }
+
+  it('absent-protected-paths: a .claude created after start is refused at reload', async () => {
+    const result = await createdAfterStart({ backend: 'bwrap', unenforced: ['absent-protected-paths'] })
     expect(result.error?.message).toMatch(/\.claude did not exist when the kernel started/)
   })
 
@@ -270,20 +275,10 @@ describe('protected settings', () => {
   })
 
   it('protected-paths with a ledger (Landlock alone): a .claude absent at start and created later is refused at reload', async () => {
-    const fake = {
-      defaults: { workspace: '', allowedRoots: [] as string[] },
-      confine: async () => ({ argv: [], backend: 'landlock', enforcement: 'partial', unenforced: ['protected-paths'], restores: [] }),
+    const result = await createdAfterStart({ backend: 'landlock', unenforced: ['protected-paths'], restores: [] }, {
       readProtected: (file: string) => ({ from: 'disk' as const, text: existsSync(file) ? readFileSync(file, 'utf8') : undefined }),
       protectedStamp: () => '',
-    }
-    t = await createTestKernel()
-    fake.defaults.workspace = t.dir
-    fake.defaults.allowedRoots = [t.dir]
-    await plug(t, { workspace: t.dir, settingsFiles: [SETTINGS], codexFiles: [] }, fake)
-    t.ctx.plugin({ name: 'tool', inject: ['tools'], apply: (ctx) => { ctx.tools.register({ name: 'bash', description: '', parameters: { type: 'object' }, execute: () => 'ran' }) } })
-    mkdirSync(join(t.dir, '.claude'))
-    writeFileSync(join(t.dir, SETTINGS), denyRm())
-    const result = await t.call('bash', { command: 'ls' })
+    })
     expect(result.error?.message).toMatch(/\.claude did not exist when the kernel started/)
   })
 

@@ -201,6 +201,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       ['a flag without its argument', () => ['--rw']],
       ['an --env without "="', (rw) => ['--env', 'PATH', '--rw', rw]],
       ['an --env with an empty name', (rw) => ['--env', '=x', '--rw', rw]],
+      ['an --env-from of a variable the launcher\'s environment lacks', (rw) => ['--env-from', 'DSH_SURELY_UNSET_VARIABLE', '--rw', rw]],
+      ['an --env-from that is not a name', (rw) => ['--env-from', 'A=b', '--rw', rw]],
       ['a --limit of an unknown resource', (rw) => ['--limit', 'memory=1', '--rw', rw]],
       ['a --limit that is not a positive integer', (rw) => ['--limit', 'nofile=-1', '--rw', rw]],
       ['a --limit of zero', (rw) => ['--limit', 'nproc=0', '--rw', rw]],
@@ -233,6 +235,16 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(withEnv.stdout.trim().split('\n').sort()).toEqual(['A=b=c', 'PATH=/usr/bin:/bin'])
       const none = await run([...BASE, '--', '/usr/bin/env'])
       expect([none.code, none.stdout]).toEqual([0, ''])
+    })
+
+    it('--env-from NAME copies NAME from the launcher\'s own environment (a secret kept out of its argv), and nothing else of it', async () => {
+      process.env.DSH_ENV_FROM_TEST = 'dsh:s3cr=t@127.0.0.1'
+      try {
+        const r = await run([...BASE, '--env', 'PATH=/usr/bin:/bin', '--env-from', 'DSH_ENV_FROM_TEST', '--', '/usr/bin/env'])
+        expect(r.stdout.trim().split('\n').sort()).toEqual(['DSH_ENV_FROM_TEST=dsh:s3cr=t@127.0.0.1', 'PATH=/usr/bin:/bin'])
+      } finally {
+        delete process.env.DSH_ENV_FROM_TEST
+      }
     })
 
     it('--limit sets the soft and hard limit alike, clamped to the current hard limit', async () => {

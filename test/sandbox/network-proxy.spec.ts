@@ -11,10 +11,14 @@ import path from 'node:path'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KernelError, Session } from '@dsh/kernel'
-import { hostAllowed, NetworkProxy, resolveNetwork, SandboxService, type ProxyConnection, type ResolvedNetworkRules } from '@dsh/sandbox'
+import { decideConnection, hostAllowed, MAX_RECORDED_UNAUTHORIZED, NetworkProxy, resolveNetwork, SandboxService, type ProxyConnection, type ProxyLease, type ResolvedNetworkRules } from '@dsh/sandbox'
 import { startWeb, testLookup, type Web } from './network-helpers.js'
 
 const rules = (allow: string[], deny: string[] = []) => resolveNetwork({ allow, deny }) as ResolvedNetworkRules
+
+const testLookupFailing = ((hostname: string, _options: unknown, callback: (...args: unknown[]) => void) => {
+  callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }))
+}) as unknown as net.LookupFunction
 
 describe('host patterns', () => {
   it('a name matches itself; *.name the names below it, not the name; * every name but no address', () => {
@@ -97,11 +101,40 @@ function talk(port: number, ...steps: Step[]): Promise<Buffer> {
   })
 }
 
-/** A SOCKS5 client's steps: greeting (no auth), then CONNECT to host:port by name. */
-const socks = (host: string, port: number): Step[] => [
-  [Buffer.from([5, 1, 0]), (d) => d.length >= 2],
-  [Buffer.concat([Buffer.from([5, 1, 0, 3, host.length]), Buffer.from(host), Buffer.from([port >> 8, port & 255])]), (d) => d.length >= 12],
+type Credential = ProxyLease['endpoint']['credential']
+
+/** The Proxy-Authorization header line of a credential. */
+const auth = ({ username, password }: Credential) => `Proxy-Authorization: Basic ${Buffer.from(`${username}:${password}`).toString('base64')}\r\n`
+
+/** A SOCKS5 client's steps: greeting (username/password), its credential, then CONNECT to host:port by name. */
+const socks = (host: string, port: number, { username, password }: Credential): Step[] => [
+  [Buffer.from([5, 1, 2]), (d) => d.length >= 2],
+  [Buffer.concat([Buffer.from([1, username.length]), Buffer.from(username), Buffer.from([password.length]), Buffer.from(password)]), (d) => d.length >= 4],
+  [Buffer.concat([Buffer.from([5, 1, 0, 3, host.length]), Buffer.from(host), Buffer.from([port >> 8, port & 255])]), (d) => d.length >= 14],
 ]
+
+/** A TCP server on 127.0.0.1 that counts the connections reaching it. */
+async function counter(): Promise<{ port: number; count: () => number; close: () => void }> {
+  let n = 0
+  const server = net.createServer((s) => {
+    n++
+    s.destroy()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { port: (server.address() as net.AddressInfo).port, count: () => n, close: () => server.close() }
+}
+
+/** A resolver answering every name with `address` (as the tests' DNS would), counting its calls. */
+function resolver(address: string) {
+  const calls: string[] = []
+  const lookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    calls.push(hostname)
+    const family = net.isIP(address)
+    if (options.all) callback(null, [{ address, family }])
+    else callback(null, address, family)
+  }) as unknown as net.LookupFunction
+  return { lookup, calls }
+}
 
 describe('the network proxy', () => {
   let web: Web
@@ -113,15 +146,17 @@ describe('the network proxy', () => {
   it('tunnels CONNECT and SOCKS5 to an allowed name, resolved by its own lookup, and records each attempt', async () => {
     const seen: ProxyConnection[] = []
     const proxy = new NetworkProxy({ lookup: testLookup })
-    const lease = await proxy.open(rules(['allowed.test']), 'tcp', (c) => seen.push(c))
+    // the test resolver puts every name on loopback: local: lets this one lead there
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', (c) => seen.push(c))
     try {
+      const cred = lease.endpoint.credential
       const get = `GET / HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n`
-      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\nHost: allowed.test\r\n\r\n`, (d) => d.includes('\r\n\r\n')], [get, (d) => d.includes('hello')])
+      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\nHost: allowed.test\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')], [get, (d) => d.includes('hello')])
       expect(connect.toString()).toMatch(/^HTTP\/1\.1 200 Connection Established[\s\S]*hello allowed\.test$/)
-      const tunnel = await talk(lease.endpoint.port, ...socks('allowed.test', web.port), [get, (d) => d.includes('hello')])
-      expect([...tunnel.subarray(0, 4)]).toEqual([5, 0, 5, 0])
+      const tunnel = await talk(lease.endpoint.port, ...socks('allowed.test', web.port, cred), [get, (d) => d.includes('hello')])
+      expect([...tunnel.subarray(0, 6)]).toEqual([5, 2, 1, 0, 5, 0])
       expect(tunnel.toString()).toMatch(/hello allowed\.test$/)
-      expect(seen).toEqual([{ host: 'allowed.test', port: web.port, allowed: true }, { host: 'allowed.test', port: web.port, allowed: true }])
+      expect(seen).toEqual([{ host: 'allowed.test', port: web.port, allowed: true, address: '127.0.0.1' }, { host: 'allowed.test', port: web.port, allowed: true, address: '127.0.0.1' }])
     } finally {
       proxy.close()
     }
@@ -130,14 +165,15 @@ describe('the network proxy', () => {
   it('refuses a name outside the list: 403 for HTTP, "not allowed" for SOCKS5, and nothing reaches the server', async () => {
     const before = web.hits.length
     const proxy = new NetworkProxy({ lookup: testLookup })
-    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {})
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', () => {})
     try {
-      const connect = await talk(lease.endpoint.port, [`CONNECT denied.test:${web.port} HTTP/1.1\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      const cred = lease.endpoint.credential
+      const connect = await talk(lease.endpoint.port, [`CONNECT denied.test:${web.port} HTTP/1.1\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')])
       expect(connect.toString()).toMatch(/^HTTP\/1\.1 403 /)
-      const plain = await talk(lease.endpoint.port, [`GET http://denied.test:${web.port}/ HTTP/1.1\r\nHost: denied.test\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      const plain = await talk(lease.endpoint.port, [`GET http://denied.test:${web.port}/ HTTP/1.1\r\nHost: denied.test\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')])
       expect(plain.toString()).toMatch(/^HTTP\/1\.1 403 /)
-      const refused = await talk(lease.endpoint.port, ...socks('denied.test', web.port))
-      expect([...refused.subarray(0, 4)]).toEqual([5, 0, 5, 2])
+      const refused = await talk(lease.endpoint.port, ...socks('denied.test', web.port, cred))
+      expect([...refused.subarray(0, 6)]).toEqual([5, 2, 1, 0, 5, 2])
       expect(web.hits.length).toBe(before)
     } finally {
       proxy.close()
@@ -147,14 +183,15 @@ describe('the network proxy', () => {
   it('a record that cannot be written refuses the connection (no log, no allow)', async () => {
     const before = web.hits.length
     const proxy = new NetworkProxy({ lookup: testLookup })
-    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', () => {
       throw new Error('disk full')
     })
     try {
-      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      const cred = lease.endpoint.credential
+      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')])
       expect(connect.toString()).toMatch(/^HTTP\/1\.1 403 /)
-      const refused = await talk(lease.endpoint.port, ...socks('allowed.test', web.port))
-      expect(refused[3]).toBe(2)
+      const refused = await talk(lease.endpoint.port, ...socks('allowed.test', web.port, cred))
+      expect(refused[5]).toBe(2)
       expect(web.hits.length).toBe(before)
     } finally {
       proxy.close()
@@ -178,11 +215,11 @@ describe('the network proxy', () => {
 
   it('a closed lease refuses connections and cuts its tunnels; a closed proxy opens no lease', async () => {
     const proxy = new NetworkProxy({ lookup: testLookup })
-    const lease = await proxy.open(rules(['allowed.test']), 'tcp', () => {})
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', () => {})
     const tunnel = net.connect(lease.endpoint.port, '127.0.0.1')
     await new Promise<void>((resolve) => {
       tunnel.once('data', () => resolve())
-      tunnel.write(`CONNECT allowed.test:${web.port} HTTP/1.1\r\n\r\n`)
+      tunnel.write(`CONNECT allowed.test:${web.port} HTTP/1.1\r\n${auth(lease.endpoint.credential)}\r\n`)
     })
     const cut = new Promise<void>((resolve) => tunnel.on('close', () => resolve()))
     lease.close()
@@ -191,6 +228,121 @@ describe('the network proxy', () => {
     expect(refused).toBe('ECONNREFUSED')
     proxy.close()
     await expect(proxy.open(rules(['allowed.test']), 'tcp', () => {})).rejects.toThrow(/closed/)
+  })
+
+  it('an allowed name that resolves to a local address is refused, by HTTP, CONNECT and SOCKS5, and nothing reaches the server', async () => {
+    const target = await counter()
+    const seen: ProxyConnection[] = []
+    const dns = resolver('127.0.0.1')
+    const proxy = new NetworkProxy({ lookup: dns.lookup })
+    const lease = await proxy.open(rules(['allowed.test']), 'tcp', (c) => seen.push(c))
+    try {
+      const cred = lease.endpoint.credential
+      const connect = await talk(lease.endpoint.port, [`CONNECT allowed.test:${target.port} HTTP/1.1\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect(connect.toString()).toMatch(/^HTTP\/1\.1 403 [\s\S]*allowed\.test resolves to 127\.0\.0\.1, a loopback address/)
+      const plain = await talk(lease.endpoint.port, [`GET http://allowed.test:${target.port}/ HTTP/1.1\r\nHost: allowed.test\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect(plain.toString()).toMatch(/^HTTP\/1\.1 403 /)
+      const refused = await talk(lease.endpoint.port, ...socks('allowed.test', target.port, cred))
+      expect([...refused.subarray(0, 6)]).toEqual([5, 2, 1, 0, 5, 2])
+      await new Promise((done) => setTimeout(done, 100))
+      expect(target.count()).toBe(0)
+      const reason = 'allowed.test resolves to 127.0.0.1, a loopback address; an allowed name may lead to a local address only when the address itself or local:allowed.test is in the allow list'
+      expect(seen).toEqual([1, 2, 3].map(() => ({ host: 'allowed.test', port: target.port, allowed: false, reason })))
+    } finally {
+      proxy.close()
+      target.close()
+    }
+  })
+
+  it('a name resolved once: the connection goes to the address checked (the resolver is asked once per connection)', async () => {
+    const dns = resolver('127.0.0.1')
+    const proxy = new NetworkProxy({ lookup: dns.lookup })
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', () => {})
+    try {
+      const cred = lease.endpoint.credential
+      const get = `GET / HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n`
+      await talk(lease.endpoint.port, [`CONNECT allowed.test:${web.port} HTTP/1.1\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')], [get, (d) => d.includes('hello')])
+      await talk(lease.endpoint.port, ...socks('allowed.test', web.port, cred), [get, (d) => d.includes('hello')])
+      const plain = await talk(lease.endpoint.port, [`GET http://allowed.test:${web.port}/ HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n${auth(cred)}\r\n`, (d) => d.includes('hello')])
+      expect(plain.toString()).toMatch(/hello allowed\.test/)
+      expect(dns.calls).toEqual(['allowed.test', 'allowed.test', 'allowed.test'])
+    } finally {
+      proxy.close()
+    }
+  })
+
+  it('what counts as local: loopback, private, link-local, unique-local, unspecified and IPv4-mapped forms are refused; a public address is allowed; the address listed or local:NAME lets it through', async () => {
+    const decide = (address: string, allow = ['allowed.test'], deny: string[] = []) => decideConnection(rules(allow, deny), 'allowed.test', resolver(address).lookup)
+    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', 'fc00::1', 'fd12::1', 'fe80::1', '0.0.0.0', '::', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::7f00:1', '64:ff9b::7f00:1', '100.64.0.1', '192.0.2.1', '224.0.0.1']) {
+      expect(await decide(address), address).toMatchObject({ allowed: false, reason: expect.stringContaining(`allowed.test resolves to ${address}, a `) })
+    }
+    for (const address of ['172.15.0.1', '172.32.0.1', '93.184.216.34', '2606:2800:220:1::1']) {
+      expect(await decide(address), address).toEqual({ allowed: true, address, family: net.isIP(address) })
+    }
+    expect(await decide('127.0.0.1', ['allowed.test', '127.0.0.1'])).toEqual({ allowed: true, address: '127.0.0.1', family: 4 })
+    expect(await decide('10.1.2.3', ['local:*.test'])).toEqual({ allowed: true, address: '10.1.2.3', family: 4 })
+    // deny wins: a denied address refuses the names leading to it, local: or not
+    expect(await decide('10.1.2.3', ['local:allowed.test'], ['10.1.2.3'])).toMatchObject({ allowed: false, reason: expect.stringMatching(/deny list/) })
+    expect(await decideConnection(rules(['allowed.test']), 'allowed.test', testLookupFailing)).toMatchObject({ allowed: false, reason: 'allowed.test does not resolve (ENOTFOUND)' })
+    // local: is for names in allow: not an address, not in deny
+    expect(() => resolveNetwork({ allow: ['local:127.0.0.1'] })).toThrow(/network\.allow\[0\] "local:127\.0\.0\.1" is not a host pattern/)
+    expect(() => resolveNetwork({ allow: ['a.test'], deny: ['local:a.test'] })).toThrow(/network\.deny\[0\]/)
+  })
+
+  it('a connection without the call\'s credential is refused — 407 for HTTP, an authentication failure for SOCKS5 — recorded, and nothing is reached; with it, allowed', async () => {
+    const target = await counter()
+    const seen: ProxyConnection[] = []
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', (c) => seen.push(c))
+    const other = await proxy.open(rules(['local:allowed.test']), 'tcp', () => {})
+    try {
+      const cred = lease.endpoint.credential
+      expect(cred.username).toBe('dsh')
+      expect(cred.password).toMatch(/^[A-Za-z0-9_-]{24}$/)
+      expect(other.endpoint.credential.password).not.toBe(cred.password)
+      const ask = (head: string) => talk(lease.endpoint.port, [`CONNECT allowed.test:${target.port} HTTP/1.1\r\n${head}\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect((await ask('')).toString()).toMatch(/^HTTP\/1\.1 407 [\s\S]*proxy-authenticate: Basic/i)
+      expect((await ask(auth({ username: 'dsh', password: 'guess' }))).toString()).toMatch(/^HTTP\/1\.1 407 /)
+      // another call's credential is no good here
+      expect((await ask(auth(other.endpoint.credential))).toString()).toMatch(/^HTTP\/1\.1 407 /)
+      const plain = await talk(lease.endpoint.port, [`GET http://allowed.test:${target.port}/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n`, (d) => d.includes('\r\n\r\n')])
+      expect(plain.toString()).toMatch(/^HTTP\/1\.1 407 /)
+      const noAuth = await talk(lease.endpoint.port, [Buffer.from([5, 1, 0]), (d) => d.length >= 2])
+      expect([...noAuth]).toEqual([5, 255])
+      const wrong = await talk(lease.endpoint.port, ...socks('allowed.test', target.port, { username: 'dsh', password: 'guess' }))
+      expect([...wrong]).toEqual([5, 2, 1, 1])
+      await new Promise((done) => setTimeout(done, 100))
+      expect(target.count()).toBe(0)
+      expect(seen.map((c) => [c.host, c.allowed, c.reason])).toEqual([
+        ['allowed.test', false, 'no proxy credential'],
+        ['allowed.test', false, 'wrong proxy credential'],
+        ['allowed.test', false, 'wrong proxy credential'],
+        ['allowed.test', false, 'no proxy credential'],
+        ['', false, 'no SOCKS5 credential offered'],
+        ['', false, 'wrong SOCKS5 credential'],
+      ])
+      // with the credential: through, on both protocols
+      expect((await ask(auth(cred))).toString()).toMatch(/^HTTP\/1\.1 200 /)
+      const through = await talk(lease.endpoint.port, ...socks('allowed.test', target.port, cred))
+      expect([...through.subarray(0, 6)]).toEqual([5, 2, 1, 0, 5, 0])
+      await new Promise((done) => setTimeout(done, 100))
+      expect(target.count()).toBe(2)
+    } finally {
+      proxy.close()
+      target.close()
+    }
+  })
+
+  it('refusals for the credential are recorded up to a bound: a host process cannot fill the session log', async () => {
+    const seen: ProxyConnection[] = []
+    const proxy = new NetworkProxy({ lookup: testLookup })
+    const lease = await proxy.open(rules(['local:allowed.test']), 'tcp', (c) => seen.push(c))
+    try {
+      for (let i = 0; i < MAX_RECORDED_UNAUTHORIZED + 20; i++) await talk(lease.endpoint.port, [Buffer.from([5, 1, 0]), (d) => d.length >= 2])
+      expect(seen).toHaveLength(MAX_RECORDED_UNAUTHORIZED)
+    } finally {
+      proxy.close()
+    }
   })
 
   it('a unix lease listens in a directory only its owner can enter, removed when it closes', async () => {
@@ -242,10 +394,13 @@ describe('the sandbox service with host patterns', () => {
       // with the call: a lease, its port in the environment, closed by cleanup
       const session = new Session(path.join(dir, 'sessions'), { id: 'svc2' })
       const confined = await sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: dir, network: { allow: ['a.test'] } }, { session, callId: 'c2' })
-      const port = Number(/:(\d+)$/.exec(confined.env.HTTP_PROXY)![1])
-      expect(confined.env).toMatchObject({ HTTPS_PROXY: `http://127.0.0.1:${port}`, https_proxy: `http://127.0.0.1:${port}`, all_proxy: `socks5h://127.0.0.1:${port}` })
+      const [, password, port] = /^http:\/\/dsh:([^@]+)@127\.0\.0\.1:(\d+)$/.exec(confined.env.HTTP_PROXY)!
+      expect(confined.env).toMatchObject({ HTTPS_PROXY: `http://dsh:${password}@127.0.0.1:${port}`, https_proxy: `http://dsh:${password}@127.0.0.1:${port}`, all_proxy: `socks5h://dsh:${password}@127.0.0.1:${port}` })
+      // the credential reaches the launcher by its environment, never by the argv every host process can read
+      expect(confined.spawnEnv).toEqual(Object.fromEntries(['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'].map((name) => [name, confined.env[name]])))
+      expect(confined.argv.join(' ')).not.toContain(password)
       confined.cleanup()
-      const refused = await new Promise<string>((resolve) => net.connect(port, '127.0.0.1').on('error', (e: NodeJS.ErrnoException) => resolve(String(e.code))).on('connect', () => resolve('open')))
+      const refused = await new Promise<string>((resolve) => net.connect(Number(port), '127.0.0.1').on('error', (e: NodeJS.ErrnoException) => resolve(String(e.code))).on('connect', () => resolve('open')))
       expect(refused).toBe('ECONNREFUSED')
       session.close()
       const free = await sandbox.confine(['/bin/true'], { mode: 'danger-full-access', workspace: dir, network: { allow: ['a.test'] } })

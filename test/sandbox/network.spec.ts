@@ -11,8 +11,8 @@ import path from 'node:path'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Session } from '@dsh/kernel'
-import { SandboxService, type LocalBackend, type NetworkPolicy } from '@dsh/sandbox'
-import { lacks } from '../backends.js'
+import { SandboxService, type Confined, type LocalBackend, type NetworkPolicy } from '@dsh/sandbox'
+import { lacks, skipWhen } from '../backends.js'
 import { cleanTemps, NET_PROBE, runConfined, sleep, tmp } from '../adversarial/harness.js'
 import { networkEvents, startWeb, testLookup, type Web } from './network-helpers.js'
 
@@ -51,12 +51,12 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as LocalBackend[]) {
     })
 
     /** Run `script` confined; `during` runs on the host once the command has started. */
-    async function sh(script: string, network: NetworkPolicy, opts: { during?: (cleanup: () => void) => Promise<void> } = {}) {
+    async function sh(script: string, network: NetworkPolicy, opts: { during?: (cleanup: () => void, confined: Confined) => Promise<void> } = {}) {
       const callId = `call-${++calls}`
       const confined = await service.confine(['/bin/sh', '-c', script], { mode: 'read-only', workspace: ws, network }, { session, callId })
       try {
         const running = runConfined(confined, ws, { timeoutMs: 20_000 })
-        await opts.during?.(() => confined.cleanup())
+        await opts.during?.(() => confined.cleanup(), confined)
         const run = await running
         return { ...run, confined, events: networkEvents(session, callId) }
       } finally {
@@ -73,7 +73,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as LocalBackend[]) {
         curl(url('allowed.test')),
         curl(`--proxytunnel ${url('api.allowed.test')}`),
         curl(`-x "$ALL_PROXY" ${url('allowed.test')}`),
-      ].join('; '), { allow: ['allowed.test', '*.allowed.test'] })
+      ].join('; '), { allow: ['local:allowed.test', 'local:*.allowed.test'] })
       expect(r.stdout.trim().split('\n')).toEqual([
         `hello allowed.test:${web.port} exit=0`,
         `hello api.allowed.test:${web.port} exit=0`,
@@ -85,7 +85,52 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as LocalBackend[]) {
         { host: 'api.allowed.test', port: web.port, allowed: true },
         { host: 'allowed.test', port: web.port, allowed: true },
       ])
-      expect(r.confined.env).toMatchObject({ HTTP_PROXY: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), ALL_PROXY: expect.stringMatching(/^socks5h:\/\/127\.0\.0\.1:\d+$/) })
+      expect(r.confined.env).toMatchObject({ HTTP_PROXY: expect.stringMatching(/^http:\/\/dsh:[\w-]{24}@127\.0\.0\.1:\d+$/), ALL_PROXY: expect.stringMatching(/^socks5h:\/\/dsh:[\w-]{24}@127\.0\.0\.1:\d+$/) })
+    })
+
+    it('an allowed name that resolves to the host\'s loopback is refused (DNS rebinding) and nothing is reached', async () => {
+      const before = web.hits.length
+      const r = await sh([curl(url('allowed.test')), curl(`--proxytunnel ${url('allowed.test')}`), curl(`-x "$ALL_PROXY" ${url('allowed.test')}`)].join('; '), { allow: ['allowed.test'] })
+      expect(r.stdout).not.toMatch(/hello/)
+      expect(web.hits.length).toBe(before)
+      expect(r.events).toEqual([1, 2, 3].map(() => ({ host: 'allowed.test', port: web.port, allowed: false })))
+    })
+
+    it.skipIf(skipWhen(backend === 'bwrap', `the host-process credential check on ${backend}`, 'its proxy is a unix socket in a private directory bridged into the namespace, not a port on the host'))('a host process without the call\'s credential is refused on the call\'s port, by HTTP and SOCKS5; the command, which has it, gets through', async () => {
+      const before = web.hits.length
+      const go = path.join(ws, 'go-cred')
+      const wait = `i=0; while [ ! -e ${go} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`
+      const answers: string[] = []
+      const r = await sh(`${wait}; ${curl(url('allowed.test'))}`, { allow: ['local:allowed.test'] }, {
+        during: async (_cleanup, confined) => {
+          const port = Number(/:(\d+)$/.exec(confined.env.HTTP_PROXY)![1])
+          const ask = (bytes: Buffer | string) => new Promise<string>((resolve) => {
+            const socket = net.connect(port, '127.0.0.1')
+            let data = Buffer.alloc(0)
+            socket.on('data', (chunk) => (data = Buffer.concat([data, chunk])))
+            socket.on('close', () => resolve(data.toString('latin1')))
+            socket.on('error', () => resolve(`error ${data.toString('latin1')}`))
+            socket.write(bytes)
+            setTimeout(() => socket.destroy(), 2000).unref()
+          })
+          answers.push(await ask(`CONNECT allowed.test:${web.port} HTTP/1.1\r\n\r\n`))
+          answers.push(await ask(Buffer.from([5, 1, 0])))
+          // nor can it be read from the launcher's argv: /proc/PID/cmdline is readable by everyone
+          const password = /dsh:([^@]+)@/.exec(confined.env.HTTP_PROXY)![1]
+          expect(confined.argv.join('\n')).not.toContain(password)
+          fs.writeFileSync(go, '')
+        },
+      })
+      fs.rmSync(go)
+      expect(answers[0]).toMatch(/^HTTP\/1\.1 407 /)
+      expect([...Buffer.from(answers[1], 'latin1')]).toEqual([5, 255])
+      expect(r.stdout.trim()).toBe(`hello allowed.test:${web.port} exit=0`)
+      expect(web.hits.length).toBe(before + 1)
+      expect(r.events).toEqual([
+        { host: 'allowed.test', port: web.port, allowed: false },
+        { host: '', port: 0, allowed: false },
+        { host: 'allowed.test', port: web.port, allowed: true },
+      ])
     })
 
     it('a denied name and a name the list does not hold are refused and recorded, by HTTP and SOCKS5; deny wins over allow', async () => {

@@ -175,12 +175,18 @@ describe('the ledger of protected entries in use', () => {
     fs.rmSync(unrestoredFile(ledgerDir(), entry), { force: true })
   })
 
-  it('readProtected: while a call holds a copy the file reads from it, an absent entry reads as absent, after the release from disk', () => {
+  /** A workspace whose .claude/settings.json holds "old". */
+  function claudeWorkspace() {
     const ws = tmp()
     const claude = path.join(ws, '.claude')
     const file = path.join(claude, 'settings.json')
     fs.mkdirSync(claude)
     fs.writeFileSync(file, 'old')
+    return { ws, claude, file }
+  }
+
+  it('readProtected: while a call holds a copy the file reads from it, an absent entry reads as absent, after the release from disk', () => {
+    const { ws, claude, file } = claudeWorkspace()
     const lease = leaseProtected([claude, path.join(ws, '.codex')], [ws], [claude])
     fs.writeFileSync(file, 'planted')
     fs.mkdirSync(path.join(ws, '.codex'))
@@ -195,11 +201,7 @@ describe('the ledger of protected entries in use', () => {
   })
 
   it('readProtected: an entry whose holder died after changing it is refused, and stays refused after the next call', () => {
-    const ws = tmp()
-    const claude = path.join(ws, '.claude')
-    const file = path.join(claude, 'settings.json')
-    fs.mkdirSync(claude)
-    fs.writeFileSync(file, 'old')
+    const { ws, claude, file } = claudeWorkspace()
     const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
     // another process copies .claude for its call, the command rewrites it, and the process dies before putting it back
     const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(claude)}], [${JSON.stringify(ws)}], [${JSON.stringify(claude)}]); writeFileSync(${JSON.stringify(file)}, 'planted'); process.kill(process.pid, 'SIGKILL')`

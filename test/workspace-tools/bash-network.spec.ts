@@ -32,8 +32,8 @@ describe.skipIf(skip)('bash, network by host', () => {
     expect(lines[1]).toMatch(/exit=22$/)
     const events = k.session.events().filter((e) => e.type === 'sandbox/network').map((e) => e.data)
     expect(events).toEqual([
-      { callId: 'net1', host: '127.0.0.1', port: web.port, allowed: true },
-      { callId: 'net1', host: 'unlisted.invalid', port: web.port, allowed: false },
+      { callId: 'net1', host: '127.0.0.1', port: web.port, allowed: true, address: '127.0.0.1' },
+      { callId: 'net1', host: 'unlisted.invalid', port: web.port, allowed: false, reason: 'unlisted.invalid is not in the network allow list' },
     ])
   })
 })

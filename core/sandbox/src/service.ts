@@ -13,7 +13,7 @@ import Schema from 'schemastery'
 import { describeError, KernelError, rejectUnknownKeys, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
 import { checkArgv, isInside, isSandboxMode, resolvePolicy } from './policy.js'
-import { confinedEnv } from './env.js'
+import { confinedEnv, spawnEnvOf } from './env.js'
 import { leaseProtected } from './ledger.js'
 import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
@@ -134,7 +134,7 @@ export class SandboxService extends Service {
     if (resolved.mode === 'danger-full-access') {
       // nothing confines the command, host patterns included: said, not hidden
       const unenforced = Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : [])
-      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), hidden: Object.freeze([]), restores: Object.freeze([]), cleanup: () => [] })
+      return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), spawnEnv: Object.freeze({}), hidden: Object.freeze([]), restores: Object.freeze([]), cleanup: () => [] })
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
@@ -300,12 +300,14 @@ export class SandboxService extends Service {
     const restores = made.snapshot ?? []
     // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
     const lease = leaseProtected(protectedPaths, policy.writableRoots, restores)
+    const env = confinedEnv(policy)
     return Object.freeze({
       argv: Object.freeze([...made.argv]),
       backend: made.backend ?? provider.name,
       enforcement: unhidden.length ? 'partial' : made.enforcement,
       unenforced: Object.freeze([...unenforced]),
-      env: confinedEnv(policy),
+      env,
+      spawnEnv: spawnEnvOf(env),
       hidden: Object.freeze([...hidden]),
       restores: Object.freeze([...restores]),
       cleanup: () => {

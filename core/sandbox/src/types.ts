@@ -65,6 +65,13 @@ export interface Confined {
    * only this). Empty for `danger-full-access`, which runs as spawned.
    */
   readonly env: Readonly<Record<string, string>>
+  /**
+   * What the argv must be spawned with in its environment, besides anything:
+   * the variables carrying the call's proxy credential (`network: { allow }`),
+   * kept out of the argv that every host process can read. Spawned without
+   * them, the launcher refuses to start. Empty otherwise.
+   */
+  readonly spawnEnv: Readonly<Record<string, string>>
   /** the denied paths that exist and that the backend hides from the command (the rest are in `unenforced`) */
   readonly hidden: readonly string[]
   /**

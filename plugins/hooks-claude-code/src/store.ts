@@ -89,8 +89,17 @@ export class HookStore {
       // the last good hooks stay; the problem makes the dispatcher deny (onError 'deny')
       entry.problem = { file: entry.file, message, key: `${entry.file}@${stamp}` }
     }
-    if (this.reader) return this.loadThrough(this.reader, entry, problem)
-    if (stamp === 'missing') {
+    // what to parse: through the sandbox's ledger (the text no call in progress can have written), else from disk
+    let parse: (() => HookSpec[]) | undefined
+    if (this.reader) {
+      const read = this.reader.read(entry.file)
+      if ('refused' in read) return problem(`refusing to load hooks: ${read.refused}`)
+      const text = read.text
+      if (text !== undefined) parse = () => parseSettingsText(text, entry.file, entry.kind)
+    } else if (stamp !== 'missing') {
+      parse = () => readSettingsFile(entry.file, entry.kind) ?? []
+    }
+    if (!parse) {
       entry.good = []
       entry.problem = undefined
       return
@@ -98,26 +107,7 @@ export class HookStore {
     const refused = this.refuse(entry.file)
     if (refused) return problem(`refusing to load hooks: ${refused}`)
     try {
-      entry.good = readSettingsFile(entry.file, entry.kind) ?? []
-      entry.problem = undefined
-    } catch (error) {
-      problem(describeError(error))
-    }
-  }
-
-  /** Load through the sandbox's ledger: the text a call in progress cannot have written, or a refusal. */
-  private loadThrough(reader: SettingsReader, entry: Loaded, problem: (message: string) => void): void {
-    const read = reader.read(entry.file)
-    if ('refused' in read) return problem(`refusing to load hooks: ${read.refused}`)
-    if (read.text === undefined) {
-      entry.good = []
-      entry.problem = undefined
-      return
-    }
-    const refused = this.refuse(entry.file)
-    if (refused) return problem(`refusing to load hooks: ${refused}`)
-    try {
-      entry.good = parseSettingsText(read.text, entry.file, entry.kind)
+      entry.good = parse()
       entry.problem = undefined
     } catch (error) {
       problem(describeError(error))

@@ -8,8 +8,12 @@ import type { ConnectionRecorder } from './proxy.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
-    /** a confined command asked the proxy for `host:port`; `allowed` says whether it went through */
-    'sandbox/network': { callId: string; host: string; port: number; allowed: boolean }
+    /**
+     * a confined command (or, refused for its credential, anything on the host) asked the proxy for
+     * `host:port` (empty and 0 when refused before saying); `allowed` says whether it went through,
+     * `address` where to, `reason` why not
+     */
+    'sandbox/network': { callId: string; host: string; port: number; allowed: boolean; address?: string; reason?: string }
   }
 }
 
@@ -24,5 +28,7 @@ export interface ConfineCall {
  * returns); a write that fails throws, and the proxy refuses the connection.
  */
 export function sessionRecorder(call: ConfineCall): ConnectionRecorder {
-  return ({ host, port, allowed }) => call.session.write('sandbox/network', { callId: call.callId, host, port, allowed })
+  return ({ host, port, allowed, address, reason }) => call.session.write('sandbox/network', {
+    callId: call.callId, host, port, allowed, ...(address !== undefined ? { address } : {}), ...(reason !== undefined ? { reason } : {}),
+  })
 }

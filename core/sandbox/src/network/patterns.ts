@@ -6,6 +6,9 @@
  *   *.example.com    every name below example.com (not example.com itself)
  *   *                every name (never an IP address)
  *   192.0.2.7, ::1   that IP address (a raw address is refused unless listed)
+ *   local:NAME       (allow only) NAME, or *.NAME, or *, as above, and it may
+ *                    resolve to a local address (loopback, private, link-local, …),
+ *                    which an allowed name otherwise may not (decide.ts)
  *
  * Names are compared lower-case, without a trailing dot, in their ASCII
  * (punycode) form. Deny wins over allow; an empty allow list allows nothing.
@@ -25,7 +28,10 @@ export interface ResolvedNetworkRules {
   readonly deny: readonly string[]
 }
 
-export const PATTERN_SYNTAX = 'a name (example.com), *.example.com for the names below it, * for every name, or an IP address'
+export const PATTERN_SYNTAX = 'a name (example.com), *.example.com for the names below it, * for every name, or an IP address; in allow also local:NAME for a name that may resolve to a local address'
+
+/** The prefix of an allow pattern whose names may resolve to local addresses. */
+export const LOCAL_PREFIX = 'local:'
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/
 // Why: getaddrinfo reads 2130706433, 0x7f.1 or 127.1 as 127.0.0.1, so a "name" whose last label is numeric is an address in disguise
@@ -61,8 +67,15 @@ export function canonicalHost(host: string): { ip: string } | { name: string } |
   return name === undefined ? undefined : { name }
 }
 
-/** A pattern in its normal form, or undefined when it is not one. */
-export function normalizePattern(pattern: string): string | undefined {
+/** A pattern in its normal form, or undefined when it is not one; `local:` patterns only when `local` (allow lists). */
+export function normalizePattern(pattern: string, local = false): string | undefined {
+  if (pattern.startsWith(LOCAL_PREFIX)) {
+    const rest = pattern.slice(LOCAL_PREFIX.length)
+    // Why no address: an address is allowed by listing it, local or not
+    if (!local || canonicalIp(rest) !== undefined) return undefined
+    const name = normalizePattern(rest)
+    return name === undefined ? undefined : `${LOCAL_PREFIX}${name}`
+  }
   if (pattern === '*') return '*'
   const ip = canonicalIp(pattern)
   if (ip !== undefined) return ip
@@ -73,6 +86,7 @@ export function normalizePattern(pattern: string): string | undefined {
 }
 
 function matches(pattern: string, host: { ip: string } | { name: string }): boolean {
+  if (pattern.startsWith(LOCAL_PREFIX)) return 'name' in host && matches(pattern.slice(LOCAL_PREFIX.length), host)
   if ('ip' in host) return pattern === host.ip
   if (pattern === '*') return true
   if (pattern.startsWith('*.')) return host.name.endsWith(pattern.slice(1))
@@ -85,4 +99,16 @@ export function hostAllowed(rules: ResolvedNetworkRules, host: string): boolean 
   if (!canonical) return false
   if (rules.deny.some((pattern) => matches(pattern, canonical))) return false
   return rules.allow.some((pattern) => matches(pattern, canonical))
+}
+
+/** May `host` (a name) lead to a local address: does a `local:` pattern of allow match it? */
+export function localAllowed(rules: ResolvedNetworkRules, host: string): boolean {
+  const canonical = canonicalHost(host)
+  return !!canonical && 'name' in canonical && rules.allow.some((pattern) => pattern.startsWith(LOCAL_PREFIX) && matches(pattern, canonical))
+}
+
+/** Is the address `ip` listed in `patterns` (in any spelling)? */
+export function addressListed(patterns: readonly string[], ip: string): boolean {
+  const canonical = canonicalIp(ip)
+  return canonical !== undefined && patterns.includes(canonical)
 }

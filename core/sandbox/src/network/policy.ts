@@ -15,10 +15,10 @@ export function isProxied(network: ResolvedNetwork): network is ResolvedNetworkR
   return typeof network === 'object'
 }
 
-function patterns(value: unknown, field: string, fail: (field: string, message: string) => never): string[] {
+function patterns(value: unknown, field: string, fail: (field: string, message: string) => never, local: boolean): string[] {
   if (!Array.isArray(value)) fail(field, `must be an array of host patterns (${PATTERN_SYNTAX})`)
   return value.map((pattern, i) => {
-    const normal = typeof pattern === 'string' ? normalizePattern(pattern) : undefined
+    const normal = typeof pattern === 'string' ? normalizePattern(pattern, local) : undefined
     if (normal === undefined) fail(`${field}[${i}]`, `${JSON.stringify(pattern)} is not a host pattern: use ${PATTERN_SYNTAX}`)
     return normal
   })
@@ -40,7 +40,7 @@ export function resolveNetwork(value: unknown, where = 'sandbox policy', field =
   const rules = value as Partial<NetworkRules>
   for (const key of Object.keys(rules)) if (key !== 'allow' && key !== 'deny') fail(`${field}.${key}`, 'is not a key of network (allow, deny)')
   if (rules.allow === undefined) fail(`${field}.allow`, 'is required: the host patterns the command may reach ([] for none)')
-  const allow = patterns(rules.allow, `${field}.allow`, fail)
-  const deny = rules.deny === undefined ? [] : patterns(rules.deny, `${field}.deny`, fail)
+  const allow = patterns(rules.allow, `${field}.allow`, fail, true)
+  const deny = rules.deny === undefined ? [] : patterns(rules.deny, `${field}.deny`, fail, false)
   return Object.freeze({ allow: Object.freeze([...new Set(allow)]), deny: Object.freeze([...new Set(deny)]) })
 }

@@ -7,24 +7,40 @@
  *
  * One listener speaks both protocols the command's tools use: a first byte
  * of 5 is SOCKS5 (@pondwader/socks5-server), anything else HTTP (proxy-chain:
- * CONNECT tunnels and absolute-URI requests). Both ask the lease before
- * connecting; the lease matches the host against the rules and records the
- * attempt, and a record that cannot be written refuses the connection. The
+ * CONNECT tunnels and absolute-URI requests). Each lease has a credential of
+ * its own (user `dsh`, a random password, in the proxy URLs set inside the
+ * sandbox): a connection without it is refused (407; SOCKS5 authentication
+ * failure) and recorded, so other host processes cannot use a Landlock
+ * call's port. Then both ask the lease before connecting; the lease matches
+ * the host against the rules, resolves a name once and checks where it leads
+ * (decide.ts), records the attempt — a record that cannot be written refuses
+ * the connection — and the engine connects to the address checked. The
  * proxy resolves names itself (through `lookup`, which tests replace), so
  * the command never needs DNS. See docs/decisions/2026-12-01-network-proxy.md.
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createConnection, createServer, type LookupFunction, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { hostAllowed, type ResolvedNetworkRules } from './patterns.js'
+import { decideConnection, pinnedLookup, type Decision } from './decide.js'
+import type { ResolvedNetworkRules } from './patterns.js'
 
 /** One connection the command asked for, as `sandbox/network` records it. */
 export interface ProxyConnection {
   host: string
   port: number
   allowed: boolean
+  /** the address checked and connected to, when allowed */
+  address?: string
+  /** why it was refused */
+  reason?: string
 }
+
+/** The user name of every lease's credential (the password is the lease's own). */
+export const PROXY_USER = 'dsh'
+/** Refusals for a missing or wrong credential recorded per lease; past it they are refused unrecorded (a host process could fill the log). */
+export const MAX_RECORDED_UNAUTHORIZED = 100
 
 /** Records an attempt; throwing refuses the connection (a record that cannot be written is no allow). */
 export type ConnectionRecorder = (connection: ProxyConnection) => void
@@ -36,6 +52,8 @@ export type ProxyKind = 'tcp' | 'unix'
 export interface ProxyEndpoint {
   readonly port: number
   readonly socket?: string
+  /** the lease's credential, which the proxy URLs set inside carry */
+  readonly credential: { readonly username: string; readonly password: string }
 }
 
 /** The port a bwrap command's relay listens on inside its own network namespace. */
@@ -59,24 +77,47 @@ interface Engines {
   socks: { _handleConnection(socket: Socket): unknown }
 }
 
+function sameSecret(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
 class Lease implements ProxyLease {
   endpoint!: ProxyEndpoint
+  readonly credential = Object.freeze({ username: PROXY_USER, password: randomBytes(18).toString('base64url') })
   readonly sockets = new Set<Socket>()
   closed = false
   dir?: string
+  private unauthorized = 0
 
-  constructor(readonly server: Server, private rules: ResolvedNetworkRules, private record: ConnectionRecorder) {}
+  constructor(readonly server: Server, private rules: ResolvedNetworkRules, private record: ConnectionRecorder, private lookup?: LookupFunction) {}
 
-  /** May this connection go through? Asked once per CONNECT, SOCKS request and HTTP request. */
-  decide(host: string, port: number): boolean {
-    if (this.closed) return false
-    const allowed = hostAllowed(this.rules, host)
+  /** Does a client present this lease's credential? */
+  authorized(username: unknown, password: unknown): boolean {
+    return username === this.credential.username && sameSecret(password, this.credential.password)
+  }
+
+  /** Record a connection refused for its credential (the first MAX_RECORDED_UNAUTHORIZED of them). */
+  refuseUnauthorized(host: string, port: number, reason: string): void {
+    if (this.closed || this.unauthorized++ >= MAX_RECORDED_UNAUTHORIZED) return
     try {
-      this.record({ host, port, allowed })
+      this.record({ host, port, allowed: false, reason })
+    } catch {}
+  }
+
+  /** May this connection go through, and to which address? Asked once per CONNECT, SOCKS request and HTTP request. */
+  async decide(host: string, port: number): Promise<Decision> {
+    if (this.closed) return { allowed: false, reason: 'the call has ended' }
+    const decision = await decideConnection(this.rules, host, this.lookup)
+    if (this.closed) return { allowed: false, reason: 'the call has ended' }
+    try {
+      this.record({ host, port, allowed: decision.allowed, ...(decision.allowed ? { address: decision.address } : { reason: decision.reason }) })
     } catch {
-      return false
+      return { allowed: false, reason: 'the connection could not be recorded' }
     }
-    return allowed
+    return decision
   }
 
   close(): void {
@@ -92,6 +133,8 @@ export class NetworkProxy {
   private engines?: Promise<Engines>
   private leases = new Set<Lease>()
   private owners = new WeakMap<Socket, Lease>()
+  /** what the ruleset validator decided for a SOCKS5 connection, for its connection handler */
+  private checked = new WeakMap<object, Decision>()
   private closed = false
 
   constructor(private options: ProxyOptions = {}) {}
@@ -101,19 +144,19 @@ export class NetworkProxy {
     if (this.closed) throw new Error('the network proxy is closed')
     const engines = await (this.engines ??= this.load())
     const server = createServer({ noDelay: true }, (socket) => this.accept(lease, socket, engines))
-    const lease = new Lease(server, rules, record)
+    const lease = new Lease(server, rules, record, this.options.lookup)
     this.leases.add(lease)
     server.once('close', () => this.leases.delete(lease))
     try {
       if (kind === 'tcp') {
         await listen(server, { host: '127.0.0.1', port: 0 })
-        lease.endpoint = Object.freeze({ port: (server.address() as { port: number }).port })
+        lease.endpoint = Object.freeze({ port: (server.address() as { port: number }).port, credential: lease.credential })
       } else {
         // Why a private directory: nobody but us may connect to or replace the socket before it is bound in
         lease.dir = mkdtempSync(join(tmpdir(), 'dsh-proxy-'))
         const socket = join(lease.dir, 'proxy.sock')
         await listen(server, { path: socket })
-        lease.endpoint = Object.freeze({ port: BRIDGED_PROXY_PORT, socket })
+        lease.endpoint = Object.freeze({ port: BRIDGED_PROXY_PORT, socket, credential: lease.credential })
       }
     } catch (error) {
       lease.close()
@@ -139,6 +182,8 @@ export class NetworkProxy {
       socket.unshift(chunk)
       this.owners.set(socket, lease)
       if (chunk[0] === 5) {
+        // Why here: a greeting without username/password is answered "no acceptable method" by the engine, which tells us nothing
+        if (chunk.length >= 2 + chunk[1] && !chunk.subarray(2, 2 + chunk[1]).includes(2)) lease.refuseUnauthorized('', 0, 'no SOCKS5 credential offered')
         engines.socks._handleConnection(socket)
       } else {
         // Why: proxy-chain drops a socket without a remote address, which a unix socket's peer never has
@@ -156,26 +201,46 @@ export class NetworkProxy {
   /** Both protocol engines, loaded on first use (proxy-chain is ~40 modules a CLI that never proxies should not load). */
   private async load(): Promise<Engines> {
     const [{ Server: HttpProxy, RequestError }, { Socks5Server }] = await Promise.all([import('proxy-chain'), import('@pondwader/socks5-server')])
-    const lookup = this.options.lookup
     const http = new HttpProxy({
       port: 0,
-      prepareRequestFunction: ({ request, hostname, port }) => {
+      prepareRequestFunction: async ({ request, hostname, port, username, password }) => {
         const lease = this.leaseOf(request.socket)
-        if (!lease?.decide(hostname, port)) throw new RequestError(`dsh sandbox: ${hostname}:${port} is not in the network allow list`, 403)
+        if (!lease) throw new RequestError('dsh sandbox: this connection belongs to no call', 403)
+        if (!lease.authorized(username, password)) {
+          lease.refuseUnauthorized(hostname, port, username || password ? 'wrong proxy credential' : 'no proxy credential')
+          return { requestAuthentication: true, failMsg: 'dsh sandbox: this proxy serves one call and takes its credential only (the proxy URLs set inside the sandbox)' }
+        }
+        const decision = await lease.decide(hostname, port)
+        if (!decision.allowed) throw new RequestError(`dsh sandbox: ${decision.reason}`, 403)
         // the tunnel is up: no handshake deadline any more
         request.socket.setTimeout(0)
-        return lookup ? { dnsLookup: lookup as never } : {}
+        // Why pinned: the connection goes to the address checked, never to a second answer for the name
+        return { dnsLookup: pinnedLookup(decision.address, decision.family) as never }
       },
     })
     const socks = new Socks5Server()
-    socks.setRulesetValidator((connection) => {
+    socks.setAuthHandler((connection) => {
       const lease = this.leaseOf(connection.socket)
-      return lease?.decide(connection.destAddress, connection.destPort) ?? false
+      if (lease?.authorized(connection.username, connection.password)) return true
+      lease?.refuseUnauthorized('', 0, 'wrong SOCKS5 credential')
+      return false
+    })
+    socks.setRulesetValidator(async (connection) => {
+      const lease = this.leaseOf(connection.socket)
+      if (!lease) return false
+      const decision = await lease.decide(connection.destAddress, connection.destPort)
+      if (decision.allowed) this.checked.set(connection, decision)
+      return decision.allowed
     })
     socks.setConnectionHandler((connection, sendStatus) => {
       const client = connection.socket as Socket
       client.setTimeout(0)
-      const upstream = createConnection({ host: connection.destAddress, port: connection.destPort, noDelay: true, ...(lookup ? { lookup } : {}) })
+      const decision = this.checked.get(connection)
+      if (!decision?.allowed) {
+        sendStatus('CONNECTION_NOT_ALLOWED')
+        return void client.destroy()
+      }
+      const upstream = createConnection({ host: decision.address, family: decision.family, port: connection.destPort, noDelay: true })
       let open = false
       upstream.once('connect', () => {
         open = true

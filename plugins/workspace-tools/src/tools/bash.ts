@@ -32,7 +32,8 @@ interface Args {
 
 function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number, progress: ToolCall['progress']) {
   const proc = startProcess({
-    argv: confined.argv, cwd, env: sandboxEnv(cwd), timeoutMs, signal, maxOutputBytes: maxBytes, killGraceMs: KILL_GRACE_MS, pipeGraceMs: PIPE_GRACE_MS,
+    // Why spawnEnv: the proxy credential reaches the launcher by its environment, never its argv
+    argv: confined.argv, cwd, env: { ...sandboxEnv(cwd), ...confined.spawnEnv }, timeoutMs, signal, maxOutputBytes: maxBytes, killGraceMs: KILL_GRACE_MS, pipeGraceMs: PIPE_GRACE_MS,
     // Why: without a sandbox nothing else reaps what the command left behind
     reapOnExit: confined.backend === 'none',
   })
