@@ -5,7 +5,7 @@
  * as it does when the CLI runs from lib/.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -64,6 +64,17 @@ describe('the CLI bundle', () => {
       expect(got.kernelUrl).toBe(pathToFileURL(join(root, 'core/kernel/lib/index.js')).href)
     })
   }
+
+  it('bin/dsh.js without a dist/ beside it runs lib/: a plugin gets lib/\'s copies', () => {
+    // a package directory holding bin/dsh.js and lib/ (linked), and no dist/
+    const pkg = join(dir, 'no-bundle')
+    mkdirSync(join(pkg, 'bin'), { recursive: true })
+    copyFileSync(BIN, join(pkg, 'bin', 'dsh.js'))
+    symlinkSync(join(root, 'core/dsh/lib'), join(pkg, 'lib'))
+    const got = copies(join(pkg, 'bin', 'dsh.js'), FIXTURE)
+    expect(got).toMatchObject({ cordis: true, kernel: true, libKernel: true, workspaceTools: true })
+    expect(got.kernelUrl).toBe(pathToFileURL(join(root, 'core/kernel/lib/index.js')).href)
+  })
 
   it('a bundled plugin named by its package name (@dsh/workspace-tools) is the bundle\'s module too', () => {
     expect(copies(BIN, FIXTURE, '@dsh/workspace-tools')).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false })
