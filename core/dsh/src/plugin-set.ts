@@ -9,6 +9,7 @@ import type { Context } from 'cordis'
 import { canonicalJson, describeError, KernelError } from '@dsh/kernel'
 import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin, type PluginModule } from './plugins.js'
 import { changedCode, pluginCode, type PluginCode } from './code-reload/plugin-code.js'
+import { CodeScan } from './code-reload/scan.js'
 
 export interface PreparedPlugin {
   spec: string
@@ -40,11 +41,13 @@ export class PluginSet {
   /** Import and validate every plugin of `plugins`; throws naming the plugin and path. */
   async prepare(plugins: Record<string, unknown>, baseDir: string): Promise<PreparedPlugin[]> {
     const prepared: PreparedPlugin[] = []
+    // one look at the disk for the whole set: plugins sharing a directory share its listing and stats
+    const scan = new CodeScan()
     for (const [spec, raw] of Object.entries(plugins)) {
       const current = this.loaded.get(spec)
       // changed code of a plugin loaded from a path is imported afresh; anything else is the module already loaded
-      const changed = current?.code && changedCode(current.code)
-      const code = current ? (changed || current.code) : pluginCode(spec, baseDir)
+      const changed = current?.code && changedCode(current.code, scan)
+      const code = current ? (changed || current.code) : pluginCode(spec, baseDir, scan)
       // a path plugin dropped and added again may have changed meanwhile: its plain URL would give the first module
       const fresh = Boolean(changed) || (!current && code !== undefined && this.imported.has(spec))
       const plugin = current && !changed ? current.plugin : await importPlugin(spec, baseDir, fresh)

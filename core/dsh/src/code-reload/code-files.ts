@@ -3,10 +3,12 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path'
 import type { Kernel } from '../kernel.js'
-import { codeTree } from './stamp.js'
+import { codeTree } from './code-tree.js'
+import { CodeScan } from './scan.js'
 
 export function pluginCodeFiles(kernel: Kernel, configFile: string): string[] {
   const baseDir = dirname(configFile)
+  const scan = new CodeScan()
   const paths = kernel.plugins().map((plugin) => plugin.spec).filter((spec) => spec.startsWith('.') || isAbsolute(spec))
-  return [...new Set(paths.flatMap((spec) => codeTree(resolve(baseDir, spec), baseDir).files))]
+  return [...new Set(paths.flatMap((spec) => codeTree(resolve(baseDir, spec), baseDir, scan).files))]
 }

@@ -5,26 +5,34 @@
  * directories. Plugins named by package are never re-imported.
  */
 import { isAbsolute, resolve } from 'node:path'
-import { codeStamp, codeTree, type CodeTree } from './stamp.js'
+import { codeTree, type CodeTree } from './code-tree.js'
+import { CodeScan } from './scan.js'
+import { restamp, type CodeStamp } from './stamp.js'
 
 export interface PluginCode {
   entry: string
   baseDir: string
   tree: CodeTree
-  stamp: string
+  stamp: CodeStamp
 }
 
 /** For a path spec: its code as it is now (taken before the import, so a later change is never missed). */
-export function pluginCode(spec: string, baseDir: string): PluginCode | undefined {
+export function pluginCode(spec: string, baseDir: string, scan = new CodeScan()): PluginCode | undefined {
   if (!spec.startsWith('.') && !isAbsolute(spec)) return undefined
   const entry = resolve(baseDir, spec)
-  const tree = codeTree(entry, baseDir)
-  return { entry, baseDir, tree, stamp: codeStamp(tree.files) }
+  const tree = codeTree(entry, baseDir, scan)
+  return { entry, baseDir, tree, stamp: restamp(tree.files, scan).stamp }
 }
 
-/** The code now, when it differs from `code`; undefined when it did not change. */
-export function changedCode(code: PluginCode): PluginCode | undefined {
-  const tree = codeTree(code.entry, code.baseDir)
-  const stamp = codeStamp(tree.files)
-  return stamp === code.stamp ? undefined : { ...code, tree, stamp }
+/**
+ * The code now, when it differs from `code`; undefined when it did not change
+ * (then `code` takes the fresh signatures, so a file no longer racy is not read again).
+ */
+export function changedCode(code: PluginCode, scan = new CodeScan()): PluginCode | undefined {
+  const tree = codeTree(code.entry, code.baseDir, scan)
+  const next = restamp(tree.files, scan, code.stamp)
+  if (next.changed) return { ...code, tree, stamp: next.stamp }
+  code.tree = tree
+  code.stamp = next.stamp
+  return undefined
 }

@@ -1,65 +1,42 @@
 /**
- * What a plugin loaded from a path is made of, for telling whether its code
- * changed: the script files in its entry's directory tree (skipping
- * node_modules and dot directories) — or the entry alone when that directory
- * holds the config file (the project's, not the plugin's own) or the tree is
- * too big to be the plugin's own; and a hash of their contents.
+ * A plugin tree's stamp: for each file its stat signature (scan.ts) and a
+ * SHA-256 of its contents. A later look reads again only the files whose
+ * signature changed, or whose signature was taken too soon after the file's
+ * last change to be trusted (a write within the same timestamp tick leaves
+ * the signature as it was); a file whose signature changed but whose
+ * contents did not (`touch`, a build writing the same output) is no change.
  */
-import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import type { CodeScan } from './scan.js'
 
-const SCRIPT = /\.(?:[cm]?[jt]sx?|json)$/
-const MAX_FILES = 500
-const MAX_DIRS = 100
-
-export interface CodeTree {
-  files: string[]
-  /** the directories holding them, to watch */
-  dirs: string[]
+export interface FileStamp {
+  signature: string
+  hash: string
+  /** the signature was taken within one tick of the file's ctime: hash again next time */
+  racy: boolean
 }
 
-/** `baseDir`: the config file's directory. */
-export function codeTree(entry: string, baseDir: string): CodeTree {
-  const root = dirname(entry)
-  // Why: beside (or above) the config the tree is the project, which the agent's tools change all the time
-  if (!relative(root, baseDir).startsWith('..')) return { files: [entry], dirs: [root] }
-  const files: string[] = []
-  const dirs: string[] = []
-  const todo = [root]
-  while (todo.length) {
-    const dir = todo.shift()!
-    dirs.push(dir)
-    if (dirs.length > MAX_DIRS) return { files: [entry], dirs: [root] }
-    let entries: import('node:fs').Dirent[]
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-    } catch {
+export type CodeStamp = ReadonlyMap<string, FileStamp>
+
+/**
+ * The stamp of `files` now, and whether their contents differ from `before`'s
+ * (a file added or gone counts). With no `before`, every file is hashed.
+ */
+export function restamp(files: readonly string[], scan: CodeScan, before: CodeStamp = new Map()): { stamp: CodeStamp; changed: boolean } {
+  const stamp = new Map<string, FileStamp>()
+  let changed = before.size !== files.length
+  let same = !changed
+  for (const file of files) {
+    const { signature, racy } = scan.look(file)
+    const old = before.get(file)
+    if (old && old.signature === signature && !old.racy && !racy) {
+      stamp.set(file, old)
       continue
     }
-    for (const item of entries) {
-      if (item.name.startsWith('.') || item.name === 'node_modules') continue
-      const path = join(dir, item.name)
-      if (item.isDirectory()) todo.push(path)
-      else if (item.isFile() && SCRIPT.test(item.name)) files.push(path)
-      if (files.length > MAX_FILES) return { files: [entry], dirs: [root] }
-    }
+    same = false
+    const hash = scan.hash(file)
+    if (old?.hash !== hash) changed = true
+    stamp.set(file, { signature, hash, racy })
   }
-  if (!files.includes(entry)) files.push(entry)
-  return { files: files.sort(), dirs }
-}
-
-/** One hash over the files' paths and contents (a missing file counts as such). */
-export function codeStamp(files: readonly string[]): string {
-  const hash = createHash('sha256')
-  for (const file of files) {
-    hash.update(file).update('\0')
-    try {
-      hash.update(readFileSync(file))
-    } catch {
-      hash.update('\0missing')
-    }
-    hash.update('\0')
-  }
-  return hash.digest('hex')
+  // Why: the common reload changes nothing; keeping `before` keeps it from allocating per plugin
+  return { stamp: same ? before : stamp, changed }
 }

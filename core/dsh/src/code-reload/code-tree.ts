@@ -1,0 +1,56 @@
+/**
+ * What a plugin loaded from a path is made of, for telling whether its code
+ * changed: the script files in its entry's directory tree (skipping
+ * node_modules and dot directories) — or the entry alone when that directory
+ * holds the config file (the project's, not the plugin's own) or the tree is
+ * too big to be the plugin's own.
+ */
+import { readdirSync, type Dirent } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { CodeScan } from './scan.js'
+
+const SCRIPT = /\.(?:[cm]?[jt]sx?|json)$/
+const MAX_FILES = 500
+const MAX_DIRS = 100
+
+export interface CodeTree {
+  readonly files: readonly string[]
+  /** the directories holding them, to watch */
+  readonly dirs: readonly string[]
+}
+
+/** `baseDir`: the config file's directory. `scan`: shared by the plugins of one reload. */
+export function codeTree(entry: string, baseDir: string, scan = new CodeScan()): CodeTree {
+  const root = dirname(entry)
+  // Why: beside (or above) the config the tree is the project, which the agent's tools change all the time
+  if (!relative(root, baseDir).startsWith('..')) return { files: [entry], dirs: [root] }
+  const walked = scan.once(`tree\0${root}`, () => walk(root))
+  if (!walked) return { files: [entry], dirs: [root] }
+  return { files: walked.files.includes(entry) ? walked.files : [...walked.files, entry].sort(), dirs: walked.dirs }
+}
+
+/** The script files under `root`, sorted, and the directories walked; undefined when too big. */
+function walk(root: string): CodeTree | undefined {
+  const files: string[] = []
+  const dirs: string[] = []
+  const todo = [root]
+  while (todo.length) {
+    const dir = todo.shift()!
+    dirs.push(dir)
+    if (dirs.length > MAX_DIRS) return undefined
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const item of entries) {
+      if (item.name.startsWith('.') || item.name === 'node_modules') continue
+      const path = join(dir, item.name)
+      if (item.isDirectory()) todo.push(path)
+      else if (item.isFile() && SCRIPT.test(item.name)) files.push(path)
+      if (files.length > MAX_FILES) return undefined
+    }
+  }
+  return { files: files.sort(), dirs }
+}

@@ -1,0 +1,134 @@
+/**
+ * The code-reload stamp: a tree whose files' stat signatures are unchanged is
+ * not read again (and the plugin not re-imported); a same-size rewrite whose
+ * mtime is put back is still a change (its ctime moved); a signature change
+ * with the same contents is none; a file stamped right after a write is read
+ * again next time (a second write within the same tick would not move its
+ * signature). The files are real, on the test machine's filesystem.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createKernel, type Kernel } from 'dsh'
+import { CodeScan } from '../../core/dsh/src/code-reload/scan.js'
+import { restamp } from '../../core/dsh/src/code-reload/stamp.js'
+
+// past the stamp's racy window (100 ms) after a file's last change
+const SETTLE_MS = 250
+// a whole second not near now (whole seconds only so utimes can put it back exactly)
+const OLD_MTIME = 1_700_000_000
+
+let dir: string
+let kernel: Kernel | undefined
+
+beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'dsh-code-stamp-')) })
+afterEach(async () => {
+  await kernel?.dispose()
+  kernel = undefined
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const file = (name: string, text: string) => {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+it('an unchanged tree is stamped by stat alone: no file read, no change', async () => {
+  const files = [file('a.mjs', 'export const a = 1\n'), file('b.mjs', 'export const b = 2\n')]
+  await sleep(SETTLE_MS)
+  const first = restamp(files, new CodeScan())
+  expect(first.changed).toBe(true)
+  const scan = new CodeScan()
+  const again = restamp(files, scan, first.stamp)
+  expect(again.changed).toBe(false)
+  expect(scan.hashed).toBe(0)
+})
+
+it('a same-size rewrite with its mtime put back (utimes) is a change: the ctime moved', async () => {
+  const path = file('a.mjs', 'export const a = 1\n')
+  utimesSync(path, OLD_MTIME, OLD_MTIME)
+  await sleep(SETTLE_MS)
+  const before = statSync(path, { bigint: true })
+  const first = restamp([path], new CodeScan())
+  writeFileSync(path, 'export const a = 2\n')
+  utimesSync(path, OLD_MTIME, OLD_MTIME)
+  const after = statSync(path, { bigint: true })
+  // the rewrite is invisible to size and mtime
+  expect(after.size).toBe(before.size)
+  expect(after.mtimeNs).toBe(before.mtimeNs)
+  expect(after.ino).toBe(before.ino)
+  const scan = new CodeScan()
+  expect(restamp([path], scan, first.stamp).changed).toBe(true)
+  expect(scan.hashed).toBe(1)
+})
+
+it('a changed signature with the same contents (touch) is no change; a file added or removed is one', async () => {
+  const a = file('a.mjs', 'export const a = 1\n')
+  await sleep(SETTLE_MS)
+  const first = restamp([a], new CodeScan())
+  utimesSync(a, OLD_MTIME, OLD_MTIME)
+  const scan = new CodeScan()
+  const touched = restamp([a], scan, first.stamp)
+  expect(touched.changed).toBe(false)
+  expect(scan.hashed).toBe(1)
+  const b = file('b.mjs', 'export const b = 1\n')
+  expect(restamp([a, b], new CodeScan(), touched.stamp).changed).toBe(true)
+  expect(restamp([], new CodeScan(), touched.stamp).changed).toBe(true)
+  rmSync(a)
+  expect(restamp([a], new CodeScan(), touched.stamp).changed).toBe(true)
+})
+
+it('a file stamped right after a write is read again next time, until its signature has settled', async () => {
+  const path = file('a.mjs', 'export const a = 1\n')
+  const first = restamp([path], new CodeScan())
+  expect(first.stamp.get(path)!.racy).toBe(true)
+  const soon = new CodeScan()
+  const next = restamp([path], soon, first.stamp)
+  expect(next.changed).toBe(false)
+  expect(soon.hashed).toBe(1)
+  await sleep(SETTLE_MS)
+  const settledLook = restamp([path], new CodeScan(), next.stamp)
+  expect(settledLook.stamp.get(path)!.racy).toBe(false)
+  const later = new CodeScan()
+  expect(restamp([path], later, settledLook.stamp).changed).toBe(false)
+  expect(later.hashed).toBe(0)
+})
+
+it('kernel.reload(): an unchanged plugin tree is not imported again; a same-size rewrite with its mtime put back is', async () => {
+  mkdirSync(join(dir, 'plugin'))
+  const counter = `dshStampImports${Date.now()}`
+  const entry = (answer: string) => file('plugin/index.mjs', `globalThis.${counter} = (globalThis.${counter} ?? 0) + 1
+export const name = 'stamped'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({ name: 'probe', description: 'which code runs', parameters: { type: 'object' }, execute: () => ${JSON.stringify(answer)} })
+}
+`)
+  const path = entry('one')
+  file('plugin/helper.mjs', 'export const helper = 1\n')
+  utimesSync(path, OLD_MTIME, OLD_MTIME)
+  const yml = file('dsh.yml', 'plugins:\n  ./plugin/index.mjs: {}\n')
+  kernel = await createKernel({ configFile: yml, dataDir: join(dir, '.dsh') })
+  const session = kernel.openSession({ id: 's' })
+  session.beginTurn()
+  let n = 0
+  const probe = async () => (await kernel!.execute({ callId: `c${++n}`, name: 'probe', arguments: {}, session })).content.map((b: any) => b.text).join('')
+  const imports = () => (globalThis as any)[counter] as number
+  const module = kernel.plugins()[0]!.plugin
+  expect(await probe()).toBe('one')
+  expect(imports()).toBe(1)
+  await sleep(SETTLE_MS)
+  for (let i = 0; i < 3; i++) {
+    expect(await kernel.reload()).toMatchObject({ changed: [], unchanged: ['./plugin/index.mjs'] })
+  }
+  expect(imports()).toBe(1)
+  expect(kernel.plugins()[0]!.plugin).toBe(module)
+  entry('two')
+  utimesSync(path, OLD_MTIME, OLD_MTIME)
+  expect(await kernel.reload()).toMatchObject({ changed: ['./plugin/index.mjs'] })
+  expect(imports()).toBe(2)
+  expect(await probe()).toBe('two')
+})
