@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { Context, Service } from 'cordis'
+import { Context, Service, symbols } from 'cordis'
 import { cordisInternalsProblems, detachServiceContext, exposeService, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
 
 // the cordis line these internals were checked against; a different one must be re-checked here
@@ -119,12 +119,19 @@ describe('cordis internals (one module reaches them; each is pinned here)', () =
     expect(ownerName((user as any).dshExposed.caller())).toBe('user')
     expect(ownerName((root as any).dshExposed.caller())).toBe('root')
     expect(raw((user as any).dshExposed)).toBeInstanceOf(Probe)
+    // one trace per reader, built once: read again it is the same object; another reader's is its own
+    const trace = (user as any).dshExposed
+    expect((user as any).dshExposed).toBe(trace)
+    expect((root as any).dshExposed).not.toBe(trace)
+    expect(Object.hasOwn(trace, symbols.shadow)).toBe(false)
     // the service replaced: the next read gets the new one
     first.dispose()
     expect((user as any).dshExposed).toBeUndefined()
     root.plugin(Probe, 'second' as any)
     await root.lifecycle.flush()
     expect(raw((user as any).dshExposed).label).toBe('second')
+    expect((user as any).dshExposed).not.toBe(trace)
+    expect(ownerName((user as any).dshExposed.caller())).toBe('user')
     // an isolated context has its own (absent) instance, as without exposure
     const isolated = root.isolate('dshExposed')
     expect((isolated as any).dshExposed).toBeUndefined()

@@ -19,8 +19,10 @@
  * - `symbols.isolate` / `symbols.store` and the context handler's order: a name the raw
  *   context has as a property is read from it (then traced for the caller) before cordis
  *   resolves it as a service — which builds an `Error`, stack and all, on every access.
+ * - `getTraceable` and `symbols.shadow`: the trace cordis builds for a reader, and its rule
+ *   that an object with an own `symbols.shadow` stands for its prototype, already traced.
  */
-import { Context, ReflectService, symbols } from 'cordis'
+import { Context, getTraceable, isObject, ReflectService, symbols } from 'cordis'
 
 type AnyFn = (...args: any[]) => any
 
@@ -130,11 +132,16 @@ const exposed = new WeakMap<object, Set<string>>()
  * Make `ctx.<name>` read the service straight from cordis's store on this root and every
  * context under it, instead of through cordis's service lookup (which builds an `Error` with
  * its stack on every access: ~90 % of a `ctx.tools.execute` call). What the caller gets is
- * still traced for the caller — cordis traces a property it reads, without wrapping each method
- * — so inside a service method `this.ctx` is the calling plugin's context, as before; isolation
- * (`ctx.isolate(name)`) is honoured because the store key is read from the caller's context.
- * Only this root's contexts are touched, never cordis's prototypes. Lost: cordis's warning for
- * a plugin that reads the service without declaring `inject`.
+ * still traced for the caller — the same trace cordis would build (`getTraceable`), kept per
+ * reading context and service instance, since building one names three fresh closures
+ * (`Object.defineProperty` of each one's `name`), the next largest cost of a call — so inside
+ * a service method `this.ctx` is the calling plugin's context, as before; isolation
+ * (`ctx.isolate(name)`) is honoured because the store key is read from the caller's context,
+ * and a replaced service gets a new trace. The getter hands cordis the trace inside a shadow
+ * holder (an object with an own `symbols.shadow`, whose prototype `getTraceable` returns as
+ * it is) so cordis does not trace it again. Only this root's contexts are touched, never
+ * cordis's prototypes. Lost: cordis's warning for a plugin that reads the service without
+ * declaring `inject`.
  */
 export function exposeService(ctx: Context, name: string): void {
   // defined on the context object behind the root's proxy (no defineProperty trap): only this root's contexts see it
@@ -143,12 +150,18 @@ export function exposeService(ctx: Context, name: string): void {
   if (!names) exposed.set(root, (names = new Set()))
   if (names.has(name) || Object.hasOwn(root, name)) return
   names.add(name)
+  // reading context → the service instance it last read and that instance's trace, in its holder
+  const traces = new WeakMap<object, { value: object; held: object }>()
   Object.defineProperty(root, name, {
     configurable: true,
     enumerable: false,
     // `this` is the reading context; assignments never reach here (cordis's set trap takes them)
     get(this: Record<PropertyKey, any>) {
-      return this[symbols.store][this[symbols.isolate][name]]?.value
+      const value = this[symbols.store][this[symbols.isolate][name]]?.value
+      if (!isObject(value)) return value
+      let trace = traces.get(this)
+      if (trace?.value !== value) traces.set(this, (trace = { value, held: Object.create(getTraceable(this as unknown as Context, value, true), { [symbols.shadow]: { value: true } }) }))
+      return trace.held
     },
   })
 }
@@ -197,6 +210,10 @@ function exposedServiceProblems(): string[] {
   const seen = (callerCtx as any)?.dshProbe
   const problems: string[] = []
   if (!seen || raw(seen) !== service) problems.push('a service exposed on the root is no longer what a plugin context reads')
-  else if (seen.whoAmI() !== callerCtx) problems.push("an exposed service no longer sees its caller's context as this.ctx")
+  else {
+    if (seen.whoAmI() !== callerCtx) problems.push("an exposed service no longer sees its caller's context as this.ctx")
+    if ((callerCtx as any).dshProbe !== seen || Object.hasOwn(seen, symbols.shadow)) problems.push('cordis traces an exposed service again on every read: getTraceable no longer takes an object with an own symbols.shadow for its prototype')
+    if ((root as any).dshProbe.whoAmI() !== root) problems.push("an exposed service's trace is shared between readers: the root no longer sees itself as this.ctx")
+  }
   return problems
 }
