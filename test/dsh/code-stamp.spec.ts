@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createKernel, type Kernel } from 'dsh'
 import { CodeScan } from '../../core/dsh/src/code-reload/scan.js'
 import { restamp } from '../../core/dsh/src/code-reload/stamp.js'
+import { changedCode, pluginCode } from '../../core/dsh/src/code-reload/plugin-code.js'
 
 // past the stamp's racy window (100 ms) after a file's last change
 const SETTLE_MS = 250
@@ -131,4 +132,20 @@ export function apply(ctx) {
   expect(await kernel.reload()).toMatchObject({ changed: ['./plugin/index.mjs'] })
   expect(imports()).toBe(2)
   expect(await probe()).toBe('two')
+})
+
+it('plugins in one directory share one walk and one stamp per reload: each file stat-ed and hashed once', async () => {
+  mkdirSync(join(dir, 'plugins'))
+  const entries = ['a', 'b', 'c'].map((name) => file(`plugins/${name}.mjs`, `export const name = '${name}'\n`))
+  const scan = new CodeScan()
+  const codes = entries.map((entry) => pluginCode(entry, tmpdir(), scan)!)
+  expect(scan.hashed).toBe(3)
+  expect(codes[1]!.stamp).toBe(codes[0]!.stamp)
+  expect(codes[0]!.tree.files).toEqual([...entries].sort())
+  await sleep(SETTLE_MS)
+  writeFileSync(entries[2]!, `export const name = 'C'\n`)
+  const again = new CodeScan()
+  const changed = codes.map((code) => changedCode(code, again))
+  expect(changed.every(Boolean)).toBe(true)
+  expect(again.hashed).toBe(3)
 })

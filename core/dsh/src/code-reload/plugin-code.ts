@@ -9,6 +9,9 @@ import { codeTree, type CodeTree } from './code-tree.js'
 import { CodeScan } from './scan.js'
 import { restamp, type CodeStamp } from './stamp.js'
 
+// the key of a first stamp (no earlier one to compare with)
+const NEW = Symbol('new')
+
 export interface PluginCode {
   entry: string
   baseDir: string
@@ -21,7 +24,7 @@ export function pluginCode(spec: string, baseDir: string, scan = new CodeScan())
   if (!spec.startsWith('.') && !isAbsolute(spec)) return undefined
   const entry = resolve(baseDir, spec)
   const tree = codeTree(entry, baseDir, scan)
-  return { entry, baseDir, tree, stamp: restamp(tree.files, scan).stamp }
+  return { entry, baseDir, tree, stamp: scan.once(tree.files, () => restamp(tree.files, scan), NEW).stamp }
 }
 
 /**
@@ -30,7 +33,7 @@ export function pluginCode(spec: string, baseDir: string, scan = new CodeScan())
  */
 export function changedCode(code: PluginCode, scan = new CodeScan()): PluginCode | undefined {
   const tree = codeTree(code.entry, code.baseDir, scan)
-  const next = restamp(tree.files, scan, code.stamp)
+  const next = scan.once(tree.files, () => restamp(tree.files, scan, code.stamp), code.stamp)
   if (next.changed) return { ...code, tree, stamp: next.stamp }
   code.tree = tree
   code.stamp = next.stamp

@@ -36,16 +36,25 @@ function lookAt(file: string): FileLook {
 }
 
 export class CodeScan {
-  private memo = new Map<string, unknown>()
+  private memo = new Map<unknown, unknown>()
   private looks = new Map<string, FileLook>()
   private hashes = new Map<string, string>()
   /** how many files were read and hashed in this scan (what the stat signature saves) */
   hashed = 0
 
-  /** `compute()` once per `key` in this scan (a plugin directory's tree, shared by the plugins in it). */
-  once<T>(key: string, compute: () => T): T {
-    if (!this.memo.has(key)) this.memo.set(key, compute())
-    return this.memo.get(key) as T
+  /**
+   * `compute()` once per key in this scan: a plugin directory's tree, and its stamp against one
+   * earlier stamp — shared by the plugins in that directory, which share both.
+   */
+  once<T>(key: unknown, compute: () => T, second?: unknown): T {
+    let memo = this.memo
+    if (second !== undefined) {
+      if (!memo.has(key)) memo.set(key, new Map())
+      memo = memo.get(key) as Map<unknown, unknown>
+      key = second
+    }
+    if (!memo.has(key)) memo.set(key, compute())
+    return memo.get(key) as T
   }
 
   /** A file's stat signature, taken once in this scan. */
