@@ -5,7 +5,7 @@
  * files and other extensions skipped; a fragment added later applies to the
  * next call; a bad fragment or an unreadable directory is refused by name.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dropInFiles, withDropIns } from '@dsh/claude-code-settings'
@@ -46,6 +46,14 @@ describe('managed-settings.d drop-ins', () => {
     k.write('etc/managed-settings.d/50-more.json', settings({ deny: ['Bash(ls)'] }))
     expect((await k.call('bash', { command: 'ls' })).error?.code).toBe('DENIED')
     expect(k.ctx.bail('permissions/rules')!.files).toContain(join(dir, '50-more.json'))
+    // renamed to a hidden name, then removed: each change of the listing applies to the next call
+    renameSync(join(dir, '50-more.json'), join(dir, '.50-more.json'))
+    expect((await k.call('bash', { command: 'ls' })).isError).toBe(false)
+    renameSync(join(dir, '.50-more.json'), join(dir, '60-back.json'))
+    expect((await k.call('bash', { command: 'ls' })).error?.code).toBe('DENIED')
+    rmSync(join(dir, '60-back.json'))
+    expect((await k.call('bash', { command: 'ls' })).isError).toBe(false)
+    expect(k.ctx.bail('permissions/rules')!.files).toEqual(withDropIns(join(k.dir, base)))
   })
 
   it('a bad fragment is refused naming it; a drop-in path that cannot be listed is refused; only managed-settings.json has drop-ins', async () => {

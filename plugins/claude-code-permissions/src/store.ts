@@ -34,6 +34,8 @@ export interface Reload {
 export class RuleStore {
   private key: string
   private current: RuleSet
+  /** per drop-in directory: its listing and the directory's stamp when listed */
+  private listings = new Map<string, { stamp: string; files: string[] }>()
 
   /** `files` as configured, highest precedence first; a managed file brings its drop-ins (see `withDropIns`) */
   constructor(private files: readonly SettingsSource[], private inline: unknown, private options: CompileOptions) {
@@ -78,7 +80,24 @@ export class RuleStore {
   }
 
   private expanded(): SettingsSource[] {
-    return this.files.flatMap(({ file, root }) => withDropIns(file).map((each) => ({ file: each, root })))
+    return this.files.flatMap(({ file, root }) => this.withDropIns(file).map((each) => ({ file: each, root })))
+  }
+
+  /**
+   * `withDropIns`, listed again only when the drop-in directory's stamp changed (adding, removing
+   * or renaming an entry changes it; a fragment's own edits show in its own stamp), not before
+   * every decision. Stamped before it is listed: a change in between shows as a new stamp next time.
+   */
+  private withDropIns(file: string): string[] {
+    const dir = dropInDirectory(file)
+    if (!dir) return [file]
+    const stamp = fileStamp(dir)
+    const known = this.listings.get(dir)
+    if (known?.stamp === stamp) return known.files
+    const files = withDropIns(file)
+    // a directory that cannot be stat'ed is listed every time (and refused while it cannot be)
+    if (!stamp.startsWith('error:')) this.listings.set(dir, { stamp, files })
+    return files
   }
 
   /** One string that changes when any file read, or the set of drop-ins, changes. */

@@ -212,13 +212,13 @@ export class Session {
 
   /**
    * Keep every durable event and the newest `RECENT_EVENTS` others, in place;
-   * the lines still held for kept entries move to a new store, so the old
-   * store's buffers go. Amortised: it runs once per `RECENT_EVENTS` events.
+   * the line store lets the lines of the dropped entries go in place too (its
+   * buffers are reused), so a full window allocates nothing more. Amortised:
+   * it runs once per `RECENT_EVENTS` events.
    */
   private trim(): void {
     const list = this.list
     let drop = this.others - RECENT_EVENTS
-    let lines: LineStore | undefined
     let kept = 0
     this.unparsed = -1
     for (const entry of list) {
@@ -227,15 +227,12 @@ export class Session {
         drop--
         continue
       }
-      if (isLine) {
-        if (this.unparsed < 0) this.unparsed = kept
-        // from the first id kept: a store's index of lines starts at its first id
-        ;(lines ??= new LineStore(entry)).add(entry, this.lines.text(entry))
-      }
+      if (isLine && this.unparsed < 0) this.unparsed = kept
       list[kept++] = entry
     }
     list.length = kept
-    this.lines = lines ?? new LineStore(this.seq + 1)
+    // lines are kept from the oldest one still listed (ids grow along the list)
+    this.lines.dropBelow(this.unparsed < 0 ? this.seq + 1 : (list[this.unparsed] as number))
     this.others = RECENT_EVENTS
   }
 

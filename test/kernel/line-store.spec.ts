@@ -1,0 +1,53 @@
+// The session's off-heap line store: lines dropped in place, their buffers reused.
+import { describe, expect, it } from 'vitest'
+import { LineStore } from '../../core/kernel/src/sessions/line-store.js'
+
+/** a line of about `kb` KiB, naming its id (multi-byte characters included) */
+const line = (id: number, kb = 100) => `{"seq":${id},"pad":"${'é'.repeat(kb * 512)}"}\n`
+const buffers = (store: LineStore) => new Set([...(store as any).chunks, ...(store as any).spare]).size
+
+describe('LineStore', () => {
+  it('drops the lines below an id in place; the others, across buffers and gaps, read back whole', () => {
+    const store = new LineStore(1)
+    // every third id has no line (a durable event's, say)
+    for (let id = 1; id <= 60; id++) if (id % 3 !== 0) store.add(id, line(id))
+    store.dropBelow(31)
+    for (let id = 1; id <= 60; id++) {
+      if (id < 31 || id % 3 === 0) expect(() => store.text(id)).toThrow(RangeError)
+      else expect(store.text(id)).toBe(line(id))
+    }
+    expect(() => store.add(30, line(30))).toThrow(/ids only grow/)
+    store.add(61, 'short\n')
+    expect(store.text(61)).toBe('short\n')
+    expect(store.text(59)).toBe(line(59))
+  })
+
+  it('reuses the buffers of dropped lines: a window kept at the same size allocates none after its first rounds', () => {
+    const store = new LineStore(0)
+    let id = 0
+    const counts: number[] = []
+    for (let round = 0; round < 30; round++) {
+      for (let i = 0; i < 20; i++, id++) store.add(id, line(id))
+      // keep the newest 20 lines (about 2 MB): the window of a long session
+      store.dropBelow(id - 20)
+      counts.push(buffers(store))
+    }
+    for (let i = id - 20; i < id; i++) expect(store.text(i)).toBe(line(i))
+    expect(Math.max(...counts.slice(3))).toBeLessThanOrEqual(counts[2] + 1)
+    expect(Math.max(...counts)).toBeLessThanOrEqual(6)
+  })
+
+  it('clear() lets every line go and ids go on; dropping past the newest id moves the base there', () => {
+    const store = new LineStore(5)
+    store.add(5, 'a\n')
+    store.add(6, 'b\n')
+    store.clear()
+    expect(() => store.text(6)).toThrow(RangeError)
+    store.add(7, 'c\n')
+    expect(store.text(7)).toBe('c\n')
+    store.dropBelow(100)
+    expect(() => store.add(99, 'd\n')).toThrow(/ids only grow/)
+    store.add(100, 'e\n')
+    expect(store.text(100)).toBe('e\n')
+  })
+})
