@@ -4,7 +4,7 @@
  * is shown whole, each call carries its decision and reason, and prune
  * removes only what is older than its cut-off.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -142,6 +142,31 @@ describe('dsh sessions prune', { timeout: 90_000 }, () => {
     expect(existsSync(spill)).toBe(false)
     expect(existsSync(join(dir, '.dsh/sessions/quiet.jsonl'))).toBe(true)
     expect(dsh('prune', '--older-than', '12h').out).toMatch(/no session .* is older than 12h/)
+  })
+
+  it('removes an old session\'s lock file with its log, and keeps a session a live process holds', async () => {
+    await writeSessions()
+    const sessions = join(dir, '.dsh/sessions')
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000)
+    for (const id of ['work', 'quiet']) utimesSync(join(sessions, `${id}.jsonl`), twoDaysAgo, twoDaysAgo)
+    // work: left by a crashed process (a pid that no longer runs); quiet: held by a live one
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    writeFileSync(join(sessions, 'work.lock'), `${dead.stdout}\n`)
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+    try {
+      writeFileSync(join(sessions, 'quiet.lock'), `${holder.pid}\n`)
+      const pruned = dsh('prune', '--older-than', '1d')
+      expect(pruned.code, pruned.err).toBe(0)
+      expect(pruned.out).toMatch(/^removed 1 session: work$/m)
+      expect(pruned.out).toMatch(/^kept 1 session in use: quiet$/m)
+      expect(pruned.err).toContain(`kept quiet: session "quiet" is in use by process ${holder.pid}`)
+      expect(existsSync(join(sessions, 'work.jsonl'))).toBe(false)
+      expect(existsSync(join(sessions, 'work.lock'))).toBe(false)
+      expect(readFileSync(join(sessions, 'quiet.lock'), 'utf8')).toBe(`${holder.pid}\n`)
+      expect(existsSync(join(sessions, 'quiet.jsonl'))).toBe(true)
+    } finally {
+      holder.kill('SIGKILL')
+    }
   })
 
   it('a bad duration is a usage error naming the argument, and nothing is removed', async () => {

@@ -2,12 +2,14 @@
  * `dsh sessions list|show <id>|prune --older-than <duration>`: the session
  * logs under the data directory (`dataDir` of the config, default `.dsh`),
  * read without changing them; prune removes whole logs (and their spill
- * directories) last written before the cut-off.
+ * directories and lock files) last written before the cut-off, each under its
+ * session lock: a log a live process holds is skipped and named.
  */
 import { resolve } from 'node:path'
 import { describeError } from '@dsh/kernel'
 import { readConfigFile } from '../config-file.js'
 import { parseDuration } from '../sessions/duration.js'
+import { lockSession, SessionLockedError } from '../sessions/lock.js'
 import { SESSION_ID, SessionStore, summarize, type SessionSummary } from '../sessions/store.js'
 import { formatFullTimeline, inert } from '../sessions/timeline.js'
 import { findConfig, parseFlags, UsageError, usageFailure } from './command-kernel.js'
@@ -27,7 +29,8 @@ crash interrupted) is reported, not cut off.
   show   the whole timeline of one session: every event whole, each tool call
          with its decision and reason on its line (--json: the events)
   prune  remove the sessions last written longer ago than <duration>
-         (a whole number and s, m, h, d or w: 12h, 7d), with their spill files
+         (a whole number and s, m, h, d or w: 12h, 7d), with their spill and
+         lock files; a session another live process holds is skipped and named
 
 Options:
   -c, --config <file>    the dsh.yml whose dataDir to use (default ./dsh.yml if present)
@@ -106,19 +109,32 @@ function prune(store: SessionStore, olderThan: string | undefined): number {
   if ('problem' in parsed) throw new UsageError(`--older-than: ${parsed.problem}`)
   const cutoff = Date.now() - parsed.ms
   const removed: string[] = []
+  const held: string[] = []
   let failed = false
   for (const id of store.ids()) {
     try {
       const log = store.read(id)
       if (!log || log.modified >= cutoff) continue
-      store.remove(id)
+      // Why under its lock: a process appending to the session (dsh mcp, dsh exec --session) holds it; its log is not ours to remove
+      const lock = lockSession(id, log.path)
+      try {
+        store.remove(id)
+      } finally {
+        lock.release()
+      }
       removed.push(id)
     } catch (error) {
+      if (error instanceof SessionLockedError) {
+        held.push(id)
+        process.stderr.write(`dsh sessions: kept ${id}: ${error.message}\n`)
+        continue
+      }
       failed = true
       process.stderr.write(`dsh sessions: cannot prune ${id}: ${describeError(error)}\n`)
     }
   }
-  write(removed.length ? `removed ${removed.length} session${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}` : `no session in ${store.dir} is older than ${olderThan}`)
+  write(removed.length ? `removed ${removed.length} session${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}` : held.length ? 'removed no session' : `no session in ${store.dir} is older than ${olderThan}`)
+  if (held.length) write(`kept ${held.length} session${held.length === 1 ? '' : 's'} in use: ${held.join(', ')}`)
   return failed ? 1 : 0
 }
 
