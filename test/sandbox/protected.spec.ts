@@ -1,6 +1,6 @@
 // Protected paths: the snapshot before a call and the restore after it, and
 // the lookup the in-process tools use.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -198,6 +198,45 @@ describe('the ledger of protected entries in use', () => {
     expect(lease.release()).toEqual([claude, path.join(ws, '.codex')])
     expect(protectedStamp(file)).not.toBe(held)
     expect(readProtected(file)).toEqual({ from: 'disk', text: 'old' })
+  })
+
+  it('protectedStamp, kept while the ledger directory stands still, changes when a call takes the entry and when its holder dies', async () => {
+    const { ws, claude, file } = claudeWorkspace()
+    // the ledger is shared with every other test: wait (bounded) until its directory is old enough for a stamp to be kept
+    const settled = async () => {
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
+        if (Date.now() - fs.statSync(ledgerDir()).ctimeMs > 2_100) return true
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      return false
+    }
+    await settled()
+    const free = protectedStamp(file)
+    expect(protectedStamp(file)).toBe(free)
+    // another process takes .claude for its call and holds it
+    const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', `import { leaseProtected } from ${JSON.stringify(lib)}; leaseProtected([${JSON.stringify(claude)}], [${JSON.stringify(ws)}], [${JSON.stringify(claude)}]); console.log('held'); setInterval(() => {}, 1000)`], { stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (chunk) => String(chunk).includes('held') && resolve())
+        holder.once('exit', (code) => reject(new Error(`the holder exited ${code}`)))
+      })
+      const held = protectedStamp(file)
+      expect(held).not.toBe(free)
+      expect(held).toMatch(/^h/)
+      expect(await settled()).toBe(true)
+      expect(protectedStamp(file)).toBe(held)
+      // its process dies: nothing in the ledger directory changes, the stamp must still
+      const gone = new Promise((r) => holder.once('exit', r))
+      holder.kill('SIGKILL')
+      await gone
+      const dead = protectedStamp(file)
+      expect(dead).not.toBe(held)
+      expect(readProtected(file)).toEqual({ from: 'disk', text: 'old' })
+    } finally {
+      holder.kill('SIGKILL')
+      fs.rmSync(unrestoredFile(ledgerDir(), claude), { force: true })
+    }
   })
 
   it('readProtected: an entry whose holder died after changing it is refused, and stays refused after the next call', () => {

@@ -8,7 +8,7 @@
  * tick leave them equal: a directory changed within RACY_MS of its
  * listing is not trusted to stay recognisable, and its listing is not kept.
  */
-import { statSync } from 'node:fs'
+import { statSync, type BigIntStats } from 'node:fs'
 
 /** How recent a directory's last change may be for a listing of it to be kept. */
 export const RACY_MS = 2000
@@ -16,12 +16,16 @@ export const RACY_MS = 2000
 /** The directory's stamp, or undefined when it is gone or changed too recently to be recognised later. */
 export function dirStamp(dir: string, now: number = Date.now()): string | undefined {
   try {
-    const st = statSync(dir, { bigint: true })
-    if (now - Number(st.ctimeNs / 1_000_000n) < RACY_MS) return undefined
-    return `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`
+    return stampOf(statSync(dir, { bigint: true }), now)
   } catch {
     return undefined
   }
+}
+
+/** `dirStamp` of a stat already taken. */
+export function stampOf(st: BigIntStats, now: number = Date.now()): string | undefined {
+  if (now - Number(st.ctimeNs / 1_000_000n) < RACY_MS) return undefined
+  return `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`
 }
 
 /** The stamp to compare a kept one with (no racy check: any difference is a change). */

@@ -17,10 +17,11 @@
  *
  * See docs/decisions/2026-12-01-settings-under-restore.md.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { dirname, relative, sep } from 'node:path'
 import { describeError } from '@dsh/kernel'
-import { checkAbandoned, ledgerDir, lockDir, readState, stateFile, unrestoredFile, unrestoredReason, type State } from './ledger.js'
+import { stampOf } from './dir-stamp.js'
+import { alive, checkAbandoned, isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, stateFile, unrestoredFile, unrestoredReason, type State } from './ledger.js'
 import type { ProtectedEntry } from './protected.js'
 import type { Snapshot } from './restore.js'
 
@@ -98,18 +99,43 @@ export function readProtected(file: string, writableRoots: readonly string[] = [
   }
 }
 
+/** The stamps computed while the ledger directory was as `stamp` says, with the holders each one names. */
+let kept: { stamp: string; files: Map<string, { stamp: string; pids: number[] }> } | undefined
+
 /**
  * What the ledger says of the entries above `file` now, as a string that
- * changes when a call takes or gives one back or one is marked as not put
- * back (no lock: a change detector for callers that re-read on change).
+ * changes when a call takes or gives one back, a holder dies or one is marked
+ * as not put back (no lock: a change detector for callers that re-read on
+ * change, asked on every tool call). Every record and mark is created,
+ * replaced by a rename or removed in the ledger directory, so while the
+ * directory's stamp is unchanged a stamp computed before stands, once its
+ * holders are checked alive (dir-stamp.ts: a directory changed too recently
+ * to be recognised is read afresh).
  */
 export function protectedStamp(file: string): string {
-  const dir = ledgerDir()
+  // Why not ledgerDir() first: creating and checking the directory costs more than the rest on every call
+  const dir = ledgerPath()
+  const st = lstatSync(dir, { bigint: true, throwIfNoEntry: false })
+  const checked = st !== undefined && isPrivateDir(st, process.getuid?.() ?? 0)
+  // creates it, or throws saying why it is not private
+  if (!checked) ledgerDir()
+  const now = checked ? stampOf(st) : undefined
+  if (now !== undefined && kept?.stamp === now) {
+    const known = kept.files.get(file)
+    if (known && known.pids.every(alive)) return known.stamp
+  } else {
+    kept = now === undefined ? undefined : { stamp: now, files: new Map() }
+  }
   const parts: string[] = []
+  const pids: number[] = []
   for (const path of upwards(file)) {
     if (existsSync(unrestoredFile(dir, path))) parts.push(`u:${path}`)
     const state = readState(stateFile(dir, path), path)
-    if (state) parts.push(`${state.holders.length ? 'h' : 's'}${state.holders.map((h) => h.id).join(',')}:${path}`)
+    if (!state) continue
+    parts.push(`${state.holders.length ? 'h' : 's'}${state.holders.map((h) => h.id).join(',')}:${path}`)
+    for (const holder of state.holders) pids.push(holder.pid)
   }
-  return parts.join('|')
+  const stamp = parts.join('|')
+  kept?.files.set(file, { stamp, pids })
+  return stamp
 }

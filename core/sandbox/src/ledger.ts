@@ -39,7 +39,8 @@ export interface Lease {
   release(): string[]
 }
 
-function alive(pid: number): boolean {
+/** Whether the process with this pid exists (one we may not signal exists too). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -50,14 +51,24 @@ function alive(pid: number): boolean {
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
 
+/** Where the ledger directory of this user is (ledgerDir creates and checks it). */
+export function ledgerPath(): string {
+  return join(tmpdir(), `dsh-protected-${process.getuid?.() ?? 0}`)
+}
+
+/** A directory only `uid` may write (no group or other bits at all). */
+export function isPrivateDir(st: { isDirectory(): boolean; uid: number | bigint; mode: number | bigint }, uid: number): boolean {
+  return st.isDirectory() && Number(st.uid) === uid && (Number(st.mode) & 0o077) === 0
+}
+
 /** The ledger directory, created private; one another user could write is refused. */
 export function ledgerDir(writableRoots: readonly string[] = []): string {
   const uid = process.getuid?.() ?? 0
-  const dir = join(tmpdir(), `dsh-protected-${uid}`)
+  const dir = ledgerPath()
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const st = lstatSync(dir)
   // Why: whoever can write the ledger decides what a cleanup puts back
-  if (!st.isDirectory() || st.uid !== uid || st.mode & 0o077) {
+  if (!isPrivateDir(st, uid)) {
     throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} is not a private directory of uid ${uid}`)
   }
   // Why: a ledger the command can write would let it choose what is "restored"
