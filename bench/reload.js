@@ -29,6 +29,9 @@ export async function run() {
     writeFileSync(file, pluginSource(i))
     return file
   })
+  // Why: a reload comes long after a plugin's files were written; a file younger than the code stamp's
+  // racy window (100 ms) is read and hashed on every reload until it settles
+  await new Promise((resolve) => setTimeout(resolve, 250))
   const config = (level) => ({ plugins: Object.fromEntries(specs.map((spec, i) => [spec, { level: i === 0 ? level : 0 }])) })
   const kernel = await createKernel({ dataDir: join(tmp.dir, '.dsh'), ...config(0) })
   try {

@@ -149,3 +149,30 @@ it('plugins in one directory share one walk and one stamp per reload: each file 
   expect(changed.every(Boolean)).toBe(true)
   expect(again.hashed).toBe(3)
 })
+
+it('a plugin directory is walked again only when a directory in it changed: a file added below is seen', async () => {
+  mkdirSync(join(dir, 'plugin', 'lib'), { recursive: true })
+  const entry = file('plugin/index.mjs', 'export const name = "walked"\n')
+  file('plugin/lib/a.mjs', 'export const a = 1\n')
+  const first = new CodeScan()
+  const code = pluginCode(entry, tmpdir(), first)!
+  expect(first.walked).toBe(1)
+  expect(code.tree.files).toHaveLength(2)
+  // fresh directories are racy: walked again until their signatures settle
+  const soon = new CodeScan(first.walks)
+  expect(changedCode(code, soon)).toBeUndefined()
+  expect(soon.walked).toBe(1)
+  await sleep(SETTLE_MS)
+  const settling = new CodeScan(soon.walks)
+  changedCode(code, settling)
+  const settled = new CodeScan(settling.walks)
+  expect(changedCode(code, settled)).toBeUndefined()
+  expect(settled.walked).toBe(0)
+  expect(settled.hashed).toBe(0)
+  // a file added two levels down moves only its own directory's mtime
+  file('plugin/lib/b.mjs', 'export const b = 2\n')
+  const added = new CodeScan(settled.walks)
+  const next = changedCode(code, added)
+  expect(added.walked).toBe(1)
+  expect(next?.tree.files).toEqual([entry, join(dir, 'plugin/lib/a.mjs'), join(dir, 'plugin/lib/b.mjs')].sort())
+})

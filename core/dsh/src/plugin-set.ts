@@ -9,7 +9,7 @@ import type { Context } from 'cordis'
 import { canonicalJson, describeError, KernelError } from '@dsh/kernel'
 import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin, type PluginModule } from './plugins.js'
 import { changedCode, pluginCode, type PluginCode } from './code-reload/plugin-code.js'
-import { CodeScan } from './code-reload/scan.js'
+import { CodeScan, type Walked } from './code-reload/scan.js'
 
 export interface PreparedPlugin {
   spec: string
@@ -31,6 +31,8 @@ export class PluginSet {
   private loaded = new Map<string, LoadedPlugin & { key: string; code?: PluginCode }>()
   /** the path specs imported so far */
   private imported = new Set<string>()
+  /** the plugin directory trees the last prepare walked, reused while their directories are unchanged */
+  private walks: ReadonlyMap<string, Walked<unknown>> = new Map()
 
   constructor(private ctx: Context) {}
 
@@ -42,7 +44,7 @@ export class PluginSet {
   async prepare(plugins: Record<string, unknown>, baseDir: string): Promise<PreparedPlugin[]> {
     const prepared: PreparedPlugin[] = []
     // one look at the disk for the whole set: plugins sharing a directory share its listing and stats
-    const scan = new CodeScan()
+    const scan = new CodeScan(this.walks)
     for (const [spec, raw] of Object.entries(plugins)) {
       const current = this.loaded.get(spec)
       // changed code of a plugin loaded from a path is imported afresh; anything else is the module already loaded
@@ -55,6 +57,7 @@ export class PluginSet {
       const config = checkPluginConfig(spec, plugin, raw)
       prepared.push({ spec, plugin, config, key: canonicalJson(config), code })
     }
+    this.walks = scan.walks
     return prepared
   }
 

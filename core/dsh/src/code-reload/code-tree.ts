@@ -23,21 +23,22 @@ export interface CodeTree {
 export function codeTree(entry: string, baseDir: string, scan = new CodeScan()): CodeTree {
   const root = dirname(entry)
   // Why: beside (or above) the config the tree is the project, which the agent's tools change all the time
-  if (!relative(root, baseDir).startsWith('..')) return { files: [entry], dirs: [root] }
-  const walked = scan.once(`tree\0${root}`, () => walk(root))
+  const project = scan.once(`project\0${root}\0${baseDir}`, () => !relative(root, baseDir).startsWith('..'))
+  const walked = project ? undefined : scan.walk(root, () => walk(root, scan))
   if (!walked) return { files: [entry], dirs: [root] }
   return { files: walked.files.includes(entry) ? walked.files : [...walked.files, entry].sort(), dirs: walked.dirs }
 }
 
-/** The script files under `root`, sorted, and the directories walked; undefined when too big. */
-function walk(root: string): CodeTree | undefined {
+/** The script files under `root`, sorted, and the directories walked (each looked at before it is read); no tree when too big. */
+function walk(root: string, scan: CodeScan): { tree: CodeTree | undefined; dirs: string[] } {
   const files: string[] = []
   const dirs: string[] = []
   const todo = [root]
   while (todo.length) {
     const dir = todo.shift()!
     dirs.push(dir)
-    if (dirs.length > MAX_DIRS) return undefined
+    if (dirs.length > MAX_DIRS) return { tree: undefined, dirs }
+    scan.look(dir)
     let entries: Dirent[]
     try {
       entries = readdirSync(dir, { withFileTypes: true })
@@ -49,8 +50,8 @@ function walk(root: string): CodeTree | undefined {
       const path = join(dir, item.name)
       if (item.isDirectory()) todo.push(path)
       else if (item.isFile() && SCRIPT.test(item.name)) files.push(path)
-      if (files.length > MAX_FILES) return undefined
+      if (files.length > MAX_FILES) return { tree: undefined, dirs }
     }
   }
-  return { files: files.sort(), dirs }
+  return { tree: { files: files.sort(), dirs }, dirs }
 }

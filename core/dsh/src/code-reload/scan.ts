@@ -6,7 +6,7 @@
  * that suffices: decisions/2026-12-01-plugin-code-reload.md.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync, type BigIntStats } from 'node:fs'
+import { readFileSync, statSync, type Stats } from 'node:fs'
 
 /** What a stat says of a file: its signature, and whether a write just after could have left it as it is. */
 export interface FileLook {
@@ -14,33 +14,48 @@ export interface FileLook {
   racy: boolean
 }
 
+/** A directory tree as one walk found it, and the looks of its directories taken before reading them. */
+export interface Walked<T> {
+  tree: T
+  dirLooks: ReadonlyMap<string, FileLook>
+}
+
 // Why: well over the tick of a coarse kernel clock (4 ms at HZ=250, 10 ms at HZ=100) that stamps ctime
-const RACY_NS = 100_000_000n
+const RACY_MS = 100
 // Why: a ctime of whole seconds may come from a filesystem that keeps 1 s or 2 s (FAT, ext3, HFS+)
-const RACY_COARSE_NS = 3_000_000_000n
-const SECOND_NS = 1_000_000_000n
+const RACY_COARSE_MS = 3_000
 const MISSING: FileLook = { signature: 'missing', racy: false }
 
-/** size, mtime and ctime in ns, inode and device; racy when the ctime is within one tick of the stat (or ahead of it). */
+const sameLook = (now: FileLook, then: FileLook) => !now.racy && now.signature === then.signature
+
+/**
+ * size, mtime and ctime, inode and device; racy when the ctime is within one tick of the stat (or ahead of it).
+ * Milliseconds (with their fraction) suffice: a later write stamps a ctime at least the racy window past a
+ * settled one. Why not BigInt stats: decisions/2026-12-01-plugin-code-reload.md.
+ */
 function lookAt(file: string): FileLook {
-  const at = BigInt(Date.now()) * 1_000_000n
-  let stats: BigIntStats | undefined
+  const at = Date.now()
+  let stats: Stats | undefined
   try {
-    stats = statSync(file, { bigint: true, throwIfNoEntry: false })
+    stats = statSync(file, { throwIfNoEntry: false })
   } catch {
     stats = undefined
   }
   if (!stats) return MISSING
-  const window = stats.ctimeNs % SECOND_NS === 0n ? RACY_COARSE_NS : RACY_NS
-  return { signature: `${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.ino}:${stats.dev}`, racy: at - stats.ctimeNs < window }
+  const window = stats.ctimeMs % 1000 === 0 ? RACY_COARSE_MS : RACY_MS
+  return { signature: `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}:${stats.dev}`, racy: at - stats.ctimeMs < window }
 }
 
 export class CodeScan {
   private memo = new Map<unknown, unknown>()
+  /** the walks this scan used, kept for the next scan (`walks` of the one before) */
+  readonly walks = new Map<string, Walked<unknown>>()
   private looks = new Map<string, FileLook>()
   private hashes = new Map<string, string>()
   /** how many files were read and hashed in this scan (what the stat signature saves) */
   hashed = 0
+  /** how many directory trees this scan walked (what the earlier scan's walks save) */
+  walked = 0
 
   /**
    * `compute()` once per key in this scan: a plugin directory's tree, and its stamp against one
@@ -55,6 +70,28 @@ export class CodeScan {
     }
     if (!memo.has(key)) memo.set(key, compute())
     return memo.get(key) as T
+  }
+
+  constructor(private before: ReadonlyMap<string, Walked<unknown>> = new Map()) {}
+
+  /**
+   * The tree under `root`: the earlier scan's walk while none of its directories changed (an entry
+   * added, removed or renamed moves a directory's mtime), else `walk()` afresh — which looks at each
+   * directory (`look`) before it reads it.
+   */
+  walk<T>(root: string, walk: () => { tree: T | undefined; dirs: readonly string[] }): T | undefined {
+    const known = this.walks.get(root)
+    if (known) return known.tree as T
+    const before = this.before.get(root)
+    if (before && [...before.dirLooks].every(([dir, look]) => !look.racy && sameLook(this.look(dir), look))) {
+      this.walks.set(root, before)
+      return before.tree as T
+    }
+    this.walked++
+    const { tree, dirs } = walk()
+    // Why: a walk cut short saw only some directories, so their looks cannot vouch for the rest
+    if (tree !== undefined) this.walks.set(root, { tree, dirLooks: new Map(dirs.map((dir) => [dir, this.look(dir)])) })
+    return tree
   }
 
   /** A file's stat signature, taken once in this scan. */
