@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
 const RUN = fileURLToPath(new URL('../../bench/children/memory-run.js', import.meta.url))
-/** MB; the session window alone is about 4 MB of lines, held events are 20,000 at most */
+/** MB; the session window alone is 3 MB of line buffers, held events are 12,500 at most */
 const MARGIN_MB = 3
 
 describe('memory over a long session', () => {
