@@ -179,6 +179,44 @@ describe('the provider chain', () => {
     expect(sandbox.status().chosen).toBe('up')
   })
 
+  it('probeInBackground: a confine made while the probe runs waits for it, and is refused when it fails', async () => {
+    const ws = tmp()
+    const { sandbox } = await start({ workspace: ws })
+    let finish!: (result: ProbeResult) => void
+    const slow = fake('slow', () => new Promise<ProbeResult>((resolve) => (finish = resolve)))
+    sandbox.provide(slow)
+    sandbox.probeInBackground()
+    // the probe started at once, not at the first confine
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(slow.probes).toBe(1)
+    let settled = false
+    const call = sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws }).finally(() => (settled = true))
+    call.catch(() => {})
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    // neither run unconfined nor refused before the probe answered
+    expect(settled).toBe(false)
+    expect(slow.confines).toBe(0)
+    finish({ available: false, reason: 'the probe command did not run' })
+    const error = await rejection(call)
+    expect(error.code).toBe('SANDBOX_UNAVAILABLE')
+    expect(error.message).toMatch(/slow: the probe command did not run/)
+    expect([slow.probes, slow.confines]).toEqual([1, 0])
+  })
+
+  it('probeInBackground: the probe it started is the one confine uses (probed once), and the first available wins', async () => {
+    const ws = tmp()
+    const { sandbox } = await start({ workspace: ws })
+    const down = fake('down', () => new Promise<ProbeResult>((resolve) => setTimeout(() => resolve({ available: false, reason: 'nope' }), 20)))
+    const up = fake('up', () => new Promise<ProbeResult>((resolve) => setTimeout(() => resolve({ available: true }), 20)))
+    sandbox.provide(down)
+    sandbox.provide(up)
+    sandbox.probeInBackground()
+    sandbox.probeInBackground()
+    const confined = await sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws, readDeny: [] })
+    expect(confined).toMatchObject({ argv: ['/fake', 'up', '/bin/true'], backend: 'up' })
+    expect([down.probes, up.probes]).toEqual([1, 1])
+  })
+
   it('a provider is removed with the plugin that provided it', async () => {
     const ws = tmp()
     const { ctx, sandbox } = await start({ workspace: ws })

@@ -37,12 +37,22 @@ export interface Kernel {
   dispose(): Promise<void>
 }
 
+/** How `createKernel` starts, beyond what the options configure. */
+export interface KernelStart {
+  /**
+   * Start probing the sandbox backend as soon as the services run, while the plugins load (for a
+   * host that confines commands soon, such as `dsh mcp`). Every confinement still awaits the probe,
+   * and is refused when it fails. Default false: the first confinement probes.
+   */
+  probeSandbox?: boolean
+}
+
 function slot(name: string, configOf: ServiceSlot['configOf'], plug: ServiceSlot['plug'], options: KernelOptions): ServiceSlot {
   const config = configOf(options)
   return { name, configOf, plug, fork: plug(config), key: canonicalJson(config) }
 }
 
-export async function createKernel(input?: KernelOptions): Promise<Kernel> {
+export async function createKernel(input?: KernelOptions, start: KernelStart = {}): Promise<Kernel> {
   const explicit = checkOptions(input)
   const file = explicit.configFile ? readConfigFile(explicit.configFile) : undefined
   const baseDir = file?.dir ?? process.cwd()
@@ -58,6 +68,8 @@ export async function createKernel(input?: KernelOptions): Promise<Kernel> {
     slot('code-mode', (o) => ({ limits: o.tools?.code ?? {} }), (config) => ctx.plugin(codeMode, config as any), options),
   ]
   await ctx.start()
+  // the probe's process runs while the plugins are imported and applied, instead of after a plugin asks
+  if (start.probeSandbox) raw(ctx.sandbox).probeInBackground()
 
   const plugins = new PluginSet(ctx)
   // the loaded plugin list, read-only, for inspection: `ctx.get('dsh').plugins()` (tool-cordis)

@@ -210,6 +210,16 @@ export class SandboxService extends Service {
     return this.modes.sessionPolicy(session)
   }
 
+  /**
+   * Start choosing the backend now, as `confine()` would (the candidates probed in order until one
+   * works), without waiting: a host that will confine commands soon lets the probe's process run
+   * while it loads the rest. `confine()` awaits the same probes, so a call made before they end
+   * waits for them, and one whose backend failed its probe is refused as without this.
+   */
+  probeInBackground(): void {
+    this.choose().catch(() => {})
+  }
+
   /** Probe every candidate for this platform (once each) and report. */
   async probe(): Promise<SandboxStatus> {
     for (const candidate of this.candidates()) if (this.runs(candidate.provider)) await this.probeOnce(candidate.provider)

@@ -49,7 +49,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     // the SDK only with --otel: its packages are not even loaded otherwise
     if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
     log(configNotice('mcp', options.configFile && resolve(options.configFile)))
-    kernel = await createKernel(commandOptions(options.configFile))
+    kernel = await createKernel(commandOptions(options.configFile), { probeSandbox: true })
   } catch (error) {
     await tracing?.shutdown().catch(() => {})
     stdout.release()
