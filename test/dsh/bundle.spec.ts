@@ -4,8 +4,8 @@
  * shares the kernel's one copy of cordis, @dsh/kernel and the bundled plugins,
  * as it does when the CLI runs from lib/.
  */
-import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -16,6 +16,7 @@ const BIN = join(root, 'core/dsh/bin/dsh.js')
 const LIB = join(root, 'core/dsh/lib/cli.js')
 const BUNDLE = join(root, 'core/dsh/dist/cli.js')
 const FIXTURE = join(root, 'test/fixtures/plugins/shared-copies.mjs')
+const VENDOR_TRACE = join(root, 'test/fixtures/vendor-trace.cjs')
 
 let dir: string
 
@@ -78,5 +79,56 @@ describe('the CLI bundle', () => {
 
   it('a bundled plugin named by its package name (@dsh/workspace-tools) is the bundle\'s module too', () => {
     expect(copies(BIN, FIXTURE, '@dsh/workspace-tools')).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false })
+  })
+
+  describe('Ajv and yaml stay in dist/vendor/ until a command needs them', () => {
+    const vendor = (name: string) => join(root, 'core/dsh/dist/vendor', name)
+    const traced = (trace: string): string[] => JSON.parse(readFileSync(trace, 'utf8'))
+
+    it('dsh mcp with the default set answers tools/list without loading either', async () => {
+      const cwd = mkdtempSync(join(dir, 'mcp-'))
+      const trace = join(cwd, 'trace.json')
+      const child = spawn(process.execPath, ['--require', VENDOR_TRACE, BIN, 'mcp'], { cwd, env: { ...process.env, DSH_TEST_VENDOR_TRACE: trace }, stdio: ['pipe', 'pipe', 'pipe'] })
+      let stderr = ''
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      const tools = await new Promise<unknown[]>((resolve, reject) => {
+        let buffered = ''
+        child.on('exit', (code) => reject(new Error(`dsh mcp exited ${code} before answering: ${stderr}`)))
+        child.stdout.on('data', (chunk) => {
+          buffered += chunk
+          const lines = buffered.split('\n')
+          buffered = lines.pop()!
+          for (const line of lines) {
+            const message = JSON.parse(line)
+            if (message.id === 1) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`)
+            if (message.id === 2) resolve(message.result.tools)
+          }
+        })
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-spec', version: '1' } } })}\n`)
+      })
+      expect(tools.length).toBeGreaterThan(0)
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.stdin.end()
+      expect(await exited, stderr).toBe(0)
+      expect(traced(trace)).toEqual([])
+    }, 60_000)
+
+    it('dsh exec reads its config with the vendored yaml and checks arguments with the vendored Ajv', () => {
+      const cwd = mkdtempSync(join(dir, 'exec-'))
+      const config = join(cwd, 'dsh.yml')
+      writeFileSync(config, `dataDir: ${join(cwd, '.dsh')}\nplugins:\n  workspace-tools:\n    workspace: ${cwd}\n`)
+      const run = (args: string) => {
+        const trace = join(cwd, `trace-${args.length}.json`)
+        const result = spawnSync(process.execPath, ['--require', VENDOR_TRACE, BIN, 'exec', 'ls', args, '--config', config, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DSH_TEST_VENDOR_TRACE: trace }, timeout: 60_000 })
+        return { ...result, loaded: traced(trace) }
+      }
+      const good = run(JSON.stringify({ path: cwd }))
+      expect(good.status, good.stderr).toBe(0)
+      expect(good.loaded.sort()).toEqual([vendor('ajv.cjs'), vendor('yaml.cjs')])
+      // Ajv from the vendored file really validates: a path that is not a string is refused
+      const bad = run(JSON.stringify({ path: 5 }))
+      expect(bad.status).not.toBe(0)
+      expect(JSON.parse(bad.stdout).result).toMatchObject({ isError: true, error: { code: 'INVALID_ARGS', message: expect.stringMatching(/path.*must be string/) } })
+    }, 60_000)
   })
 })

@@ -13,6 +13,9 @@
  *   plugin from outside the bundle is given for that package (one copy).
  * - dist/chunks/: the code, split where it is imported lazily (the MCP SDK,
  *   execa, OpenTelemetry, each plugin).
+ * - dist/vendor/<group>.cjs: what our modules require lazily and no command
+ *   needs to start (Ajv, yaml), one CommonJS file a group, compiled on the
+ *   first require (VENDORED).
  *
  * `import.meta.url` in a bundled module of a workspace package is replaced by
  * the URL of its original file in lib/ (found from the installed package at
@@ -39,6 +42,11 @@ const EXTERNAL = ['re2', 'web-tree-sitter', 'tree-sitter-bash', 'quickjs-emscrip
 // required lazily by a module of ours and kept so (from disk, on first use): a search's matchers,
 // which no command needs to start
 const REQUIRED_FROM_DISK = ['re2js', 'picomatch', 'ignore']
+// required lazily by a module of ours and kept in a CommonJS file of their own, dist/vendor/<group>.cjs,
+// read and compiled on the first require: Ajv (a tool's first call, an elicitation's answer) and yaml
+// (a config file) were half the bytes dsh mcp compiled before its first answer, which needs neither
+const VENDORED = { ajv: ['ajv', 'ajv-formats', '@modelcontextprotocol/sdk/validation/ajv'], yaml: ['yaml'] }
+const vendorGroup = (specifier) => Object.keys(VENDORED).find((group) => VENDORED[group].includes(specifier))
 
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
 const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
@@ -78,12 +86,46 @@ const isExternal = (specifier) => EXTERNAL.some((pattern) => pattern.endsWith('/
  * bundle (esbuild bundles a require() call, evaluated when it runs), the rest (EXTERNAL, and
  * `require.resolve`) through the module's own createRequire, from its original location.
  */
-function bundledRequires(contents) {
+function bundledRequires(contents, file) {
   if (!/\bconst require = createRequire\(/.test(contents)) return contents
   return contents
     .replace(/(?<![\w$.])require(?=\s*[(.])/g, '__dshRequire')
     .replace(/\bconst require = createRequire\(/, 'const __dshRequire = createRequire(')
-    .replace(/__dshRequire\((['"])([^'"]+)\1\)/g, (call, quote, specifier) => (isExternal(specifier) || REQUIRED_FROM_DISK.includes(packageOf(specifier)) || BUILTIN.has(specifier) || specifier.startsWith('node:') || specifier.startsWith('.') ? call : `require(${quote}${specifier}${quote})`))
+    .replace(/__dshRequire\((['"])([^'"]+)\1\)/g, (call, quote, specifier) => {
+      if (isExternal(specifier) || REQUIRED_FROM_DISK.includes(packageOf(specifier)) || BUILTIN.has(specifier) || specifier.startsWith('node:') || specifier.startsWith('.')) return call
+      const group = vendorGroup(specifier)
+      if (!group) return `require(${quote}${specifier}${quote})`
+      return `__dshVendored(${JSON.stringify(group)}, ${JSON.stringify(vendorKey(group, createRequire(file).resolve(specifier)))})`
+    })
+}
+
+/** group → (key → the file it requires): what each dist/vendor/<group>.cjs holds, keyed by path from dsh's package. */
+const vendored = new Map()
+function vendorKey(group, resolved) {
+  const key = relative(packageDir, resolved).split(sep).join('/')
+  if (!vendored.has(group)) vendored.set(group, new Map())
+  vendored.get(group).set(key, resolved)
+  return key
+}
+
+/**
+ * The MCP SDK's server module imports its default validator (Ajv with its formats) at load, for
+ * a server not given one; dsh's is (mcp/json-schema-validator.ts: the SDK's own, required from the
+ * vendored file on first use). In the bundle that import is this module instead, so loading the
+ * server neither compiles nor runs Ajv; a server made without a validator fails at once, saying so.
+ */
+const sdkDefaultValidator = {
+  name: 'dsh-sdk-default-validator',
+  setup(b) {
+    b.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) => {
+      if (!args.importer.split(sep).join('/').includes('/@modelcontextprotocol/sdk/dist/esm/')) return undefined
+      return { path: 'ajv-provider', namespace: 'dsh-sdk-default-validator' }
+    })
+    b.onLoad({ filter: /.*/, namespace: 'dsh-sdk-default-validator' }, () => ({
+      contents: "export class AjvJsonSchemaValidator {\n  constructor() {\n    throw new Error(\"dsh's bundle leaves out the MCP SDK's default validator: give the server its jsonSchemaValidator\")\n  }\n}\n",
+      loader: 'js',
+    }))
+  },
 }
 
 /** Rewrites `import.meta.url` to the original file's URL; refuses third-party code that locates itself. */
@@ -100,10 +142,10 @@ const originalUrls = {
       const owner = ownerOf(args.path)
       const within = relative(owner.dir, args.path).split(sep).join('/')
       // esbuild's define replaces the expression only, never text inside a string
-      const { code } = await transform(bundledRequires(contents), { loader: 'js', format: 'esm', target: 'node20', define: { 'import.meta.url': '__dshImportMetaUrl', 'import.meta.dirname': '__dshUnrelocated', 'import.meta.filename': '__dshUnrelocated', 'import.meta.resolve': '__dshUnrelocated' }, sourcefile: args.path })
+      const { code } = await transform(bundledRequires(contents, args.path), { loader: 'js', format: 'esm', target: 'node20', define: { 'import.meta.url': '__dshImportMetaUrl', 'import.meta.dirname': '__dshUnrelocated', 'import.meta.filename': '__dshUnrelocated', 'import.meta.resolve': '__dshUnrelocated' }, sourcefile: args.path })
       if (code.includes('__dshUnrelocated')) return { errors: [{ text: `${args.path} uses import.meta beyond import.meta.url, which the bundle cannot relocate` }] }
       const url = `__dshModuleUrl(${JSON.stringify(owner.name)}, ${JSON.stringify(within)}, ${JSON.stringify(viaOf(owner.name))})`
-      return { contents: `import { moduleUrl as __dshModuleUrl } from ${JSON.stringify(helper)};\nconst __dshImportMetaUrl = ${url};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
+      return { contents: `import { moduleUrl as __dshModuleUrl, vendored as __dshVendored } from ${JSON.stringify(helper)};\nconst __dshImportMetaUrl = ${url};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
     })
   },
 }
@@ -181,12 +223,19 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     // CommonJS code in the bundle requires node's built-ins through this
     banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);" },
-    plugins: [originalUrls],
+    plugins: [originalUrls, sdkDefaultValidator],
     legalComments: 'none',
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
   })
+  // each vendored group: one CommonJS file whose properties require their modules when first read
+  for (const [group, modules] of [...vendored].sort(([a], [b]) => a.localeCompare(b))) {
+    const entry = join(entries, `vendor-${group}.cjs`)
+    const getters = [...modules].sort(([a], [b]) => a.localeCompare(b)).map(([key, file]) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}) },`)
+    writeFileSync(entry, `module.exports = {\n${getters.join('\n')}\n}\n`)
+    await build({ entryPoints: [entry], outfile: join(building, 'vendor', `${group}.cjs`), bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', sourcemap: true, logLevel: 'warning' })
+  }
 } catch (error) {
   rmSync(building, { recursive: true, force: true })
   throw error

@@ -1,5 +1,6 @@
 /**
- * Part of the bundle (scripts/build-bundle.js): the URL a bundled module of a
+ * Part of the bundle (scripts/build-bundle.js): a module the bundle keeps in
+ * dist/vendor/ (vendored), and the URL a bundled module of a
  * workspace package had in its package's lib/, for what that module finds
  * beside itself. A package is found the way Node finds it from dsh, through
  * the packages that depend on it (`via`), as the unbundled lib/ would.
@@ -42,4 +43,17 @@ function rootOf(name, via) {
 /** `import.meta.url` of `within` (a path inside package `name`, reached from dsh through `via`). */
 export function moduleUrl(name, within, via) {
   return pathToFileURL(join(rootOf(name, via), within)).href
+}
+
+const vendorRequire = createRequire(import.meta.url)
+
+/**
+ * A module the bundle keeps in a CommonJS file of its own (dist/vendor/<group>.cjs, which the
+ * build writes with it), by its path from dsh's package: the file is read and compiled on the
+ * first such require, so a command that never needs Ajv or yaml loads neither.
+ */
+export function vendored(group, key) {
+  const exports = vendorRequire(join(rootOf('dsh', []), 'dist', 'vendor', `${group}.cjs`))
+  if (!Object.hasOwn(exports, key)) throw new Error(`dsh's bundle: dist/vendor/${group}.cjs holds no ${key} (rebuild with npm run build)`)
+  return exports[key]
 }

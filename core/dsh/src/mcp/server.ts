@@ -22,6 +22,7 @@ import type { PlanSummary } from '../plugin-set.js'
 import { connectNotice, refusalReason } from './approval-notice.js'
 import { auditLog } from './audit-log.js'
 import { elicitApproval } from './elicit-approval.js'
+import { lazyJsonSchemaValidator } from './json-schema-validator.js'
 import { answerWithInstructions } from './instructions.js'
 import { trackProgress } from './progress.js'
 import { toCallToolResult } from './results.js'
@@ -74,7 +75,7 @@ const short = (text: unknown) => String(text ?? '').slice(0, 200)
 export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}): DshMcpServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const tools = (): ToolService => raw(kernel.ctx.tools)
-  const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} } })
+  const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyJsonSchemaValidator() })
   const audit = auditLog(server, (error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
   let unfollow: (() => void) | undefined
   const scheduler = new ToolScheduler()
