@@ -105,11 +105,12 @@ export async function run() {
       }
     }
     const baseline = { name: 'node -e 0', value: median(node), unit: 'ms' }
-    const times = (values) => `${(median(values) / baseline.value).toFixed(1)}x node -e 0`
+    // the issue's targets, read as the time over node's own start (150 and 200 ms against its ~40 ms)
+    const times = (values, target) => `+${Math.round(median(values) - baseline.value)} ms over node -e 0${target ? `, target +${target} ms` : ''}; ${(median(values) / baseline.value).toFixed(1)}x`
     return [
-      { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp)}); median of ${SAMPLES}` },
+      { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms (+110 ms over node -e 0)', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp, 110)}); median of ${SAMPLES}` },
       { name: 'cli.startup_floor_ms', value: median(floor), unit: 'ms', baseline, note: `node reading and compiling, not running, the ${modules.length} ES modules (${Math.round(bytes / 1024)} KiB) \`dsh mcp\` loads before its first tools/list answer (${times(floor)}); median of ${SAMPLES}` },
-      { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '<= 200 ms', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec)}); median of ${SAMPLES}` },
+      { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '<= 200 ms (+160 ms over node -e 0)', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec, 160)}); median of ${SAMPLES}` },
     ]
   } finally {
     remove()
