@@ -53,10 +53,18 @@ static void usage(FILE *out)
 	      "                namespaces (network too with --no-net): a read-only view\n"
 	      "                of the host, a private /tmp, a fresh /proc, a minimal /dev\n"
 	      "  --mount-rw PATH, --mount-ro PATH  bind the host's PATH there, writable\n"
-	      "                or read-only, in order (with --namespaces)\n"
-	      "  --hide PATH   cover PATH, in order with the binds (with --namespaces): an\n"
-	      "                empty read-only tmpfs over a directory, /dev/null over\n"
+	      "                or read-only, in order (with --namespaces; --mount-ro also\n"
+	      "                with --private-mounts)\n"
+	      "  --hide PATH   cover PATH, in order with the binds (with --namespaces\n"
+	      "                or --private-mounts): an empty read-only tmpfs over a\n"
+	      "                directory, /dev/null over\n"
 	      "                anything else; a later --mount-ro beneath it shows that path again\n"
+	      "  --private-mounts  make the --hide and --mount-ro mounts (and --mount-dev)\n"
+	      "                in a private copy of our own mount namespace, no new root;\n"
+	      "                needs CAP_SYS_ADMIN there (root, or bwrap --cap-add), which\n"
+	      "                is dropped with every other capability right after\n"
+	      "  --mount-dev   (with --private-mounts) a tmpfs over /dev with null, zero,\n"
+	      "                full, random, urandom, tty, a new devpts, shm and fd links\n"
 	      "  --chdir DIR   the working directory inside (with --namespaces;\n"
 	      "                default: the caller's)\n"
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
@@ -113,6 +121,10 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->no_supervisor = 1;
 		} else if (!strcmp(a, "--namespaces")) {
 			o->namespaces = 1;
+		} else if (!strcmp(a, "--private-mounts")) {
+			o->private_mounts = 1;
+		} else if (!strcmp(a, "--mount-dev")) {
+			o->mount_dev = 1;
 		} else if (!strcmp(a, "--chdir")) {
 			if (!argv[i + 1] || argv[i + 1][0] != '/')
 				fail("--chdir wants an absolute path, got '%s'", argv[i + 1] ? argv[i + 1] : "");
@@ -173,8 +185,17 @@ void parse_args(int argc, char **argv, struct options *o)
 	if (!o->probe && (!o->command || !o->command[0]))
 		fail("no command given after '--'");
 	/* Why refuse: a bind asked for without namespaces would silently not exist. */
-	if ((o->n_mounts || o->chdir) && !o->namespaces)
-		fail("--mount-rw, --mount-ro, --hide and --chdir need --namespaces");
-	if (o->namespaces && o->no_supervisor)
-		fail("--namespaces and --no-supervisor exclude each other");
+	if ((o->n_mounts || o->mount_dev) && !o->namespaces && !o->private_mounts)
+		fail("--mount-rw, --mount-ro, --hide and --mount-dev need --namespaces or --private-mounts");
+	if (o->chdir && !o->namespaces)
+		fail("--chdir needs --namespaces");
+	if (o->namespaces && (o->no_supervisor || o->private_mounts))
+		fail("--namespaces excludes --no-supervisor and --private-mounts");
+	if (o->mount_dev && !o->private_mounts)
+		fail("--mount-dev needs --private-mounts (--namespaces makes its own /dev)");
+	/* Why no writable bind here: nothing needs one, and a writable bind of
+	 * a host path is more than hiding (bwrap and --namespaces make those). */
+	for (i = 0; o->private_mounts && i < o->n_mounts; i++)
+		if (o->mounts[i].kind == MOUNT_RW)
+			fail("--mount-rw needs --namespaces");
 }

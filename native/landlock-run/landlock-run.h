@@ -69,8 +69,8 @@ struct mount_spec {
 
 /* The parsed command line (args.c). */
 struct options {
-	/* --namespaces and its binds */
-	int namespaces;
+	/* --namespaces or --private-mounts, and their binds (--mount-dev: private only) */
+	int namespaces, private_mounts, mount_dev;
 	struct mount_spec *mounts;
 	int n_mounts;
 	/* --chdir: the working directory inside (default: the caller's) */
@@ -140,8 +140,13 @@ void exec_command_line(char *const argv[]);
 int namespace_flags(const struct options *o);
 void enter_namespaces(const struct options *o, uid_t uid, gid_t gid);
 pid_t start_namespace_command(void);
+void mount_point(const char *dst, int dir);
 
-/* hide.c: --hide, a denied path covered in the new root */
+/* private-mounts.c: --private-mounts, the binds and covers in a private copy of our own mount namespace */
+void private_mounts(const struct options *o);
+int private_mounts_work(void);
+
+/* hide.c: --hide, a denied path covered (in the new root, or here with --private-mounts) */
 int hide_path(const char *path, const char *dst, const char *old_null);
 void seal_hidden(const int *mounts, int n);
 

@@ -11,7 +11,8 @@
  * in which case the command never ran.
  *
  * Order of operations (each step is explained where it happens):
- *   close inherited fds -> drop capabilities -> no_new_privs -> build the
+ *   close inherited fds -> [--private-mounts] the covers and binds in a
+ *   private mount namespace -> drop capabilities -> no_new_privs -> build the
  *   ruleset -> subreaper -> clone -> [child] own process group without a
  *   controlling terminal, landlock_restrict_self,
  *   seccomp (always; network rules with --no-net), execvp -> [parent]
@@ -32,6 +33,9 @@
  *   limits.c     --limit: the command's rlimits
  *   keyring.c    the command's own session keyring
  *   terminal.c   the command's own process group, no controlling terminal
+ *   namespace.c  --namespaces: the command's own namespaces and new root
+ *   private-mounts.c  --private-mounts: covers and binds without a new root
+ *   hide.c       --hide: a denied path covered by a mount
  *   exec.c       execvp() as glibc has it (PATH search, /bin/sh retry)
  *   net.c        --net-proxy/--net-forward: the host's proxy as the only way out
  *   seccomp.c    the seccomp rule tables and their BPF program
@@ -75,6 +79,10 @@ int main(int argc, char **argv)
 	 * children and blind the supervisor. */
 	signal(SIGCHLD, SIG_DFL);
 
+	/* Why before the capabilities go: the mounts need CAP_SYS_ADMIN, and
+	 * nothing after them may keep it (the command never sees it). */
+	if (o.private_mounts)
+		private_mounts(&o);
 	read_caps(caps);
 	had_caps = any_cap(caps);
 	/* Why later with --namespaces: the kernel lets a new user namespace map

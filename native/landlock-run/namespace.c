@@ -95,8 +95,8 @@ static void do_mount(const char *src, const char *dst, const char *type, unsigne
 		fail("cannot mount %s on %s: %s", type ? type : src ? src : "(none)", dst, strerror(errno));
 }
 
-/* Make DST (a path in the new root) exist as a directory or an empty file. */
-static void mount_point(const char *dst, int dir)
+/* Make DST (a path in the new root, or here with --private-mounts) exist as a directory or an empty file. */
+void mount_point(const char *dst, int dir)
 {
 	char path[PATH_MAX];
 	struct stat st;

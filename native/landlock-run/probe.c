@@ -65,6 +65,8 @@ int probe(void)
 	       syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
 		       &(__u32){ SECCOMP_RET_ERRNO }) == 0 ? "true" : "false");
 	print_limits(abi);
+	/* Last: it leaves this process in a private mount namespace of its own. */
+	printf(",\"private_mounts\":%s", private_mounts_work() ? "true" : "false");
 	printf("}\n");
 	return fflush(stdout) == 0 ? 0 : LAUNCHER_ERROR;
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockNsArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, PROTECTED_NAMES, CORE_PROTECTED, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
+import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockCovers, landlockNsArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, PROTECTED_NAMES, CORE_PROTECTED, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
 
 const temps: string[] = []
 function tmp(): string {
@@ -106,6 +106,34 @@ describe('landlock-ns profile (the launcher\'s own namespaces)', () => {
   })
 })
 
+describe('bwrap profile with the launcher\'s mounts', () => {
+  it('bwrap leaves /dev and the covers to the launcher, which gets CAP_SYS_ADMIN and CAP_SETPCAP in bwrap\'s user namespace only', () => {
+    const [ws, out] = [tmp(), tmp()]
+    fs.mkdirSync(path.join(out, 'creds/public'), { recursive: true })
+    fs.writeFileSync(path.join(out, 'token'), 'x')
+    const policy = ro(ws, { readDeny: [path.join(out, 'creds'), path.join(out, 'token')], readAllow: [path.join(out, 'creds/public')] })
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, undefined, 'launcher')
+    const outer = argv.slice(0, argv.indexOf('--'))
+    expect(outer).not.toContain('--dev')
+    expect(outer.filter((a) => a.startsWith(out))).toEqual([])
+    expect(at(outer, '--cap-drop', 'ALL')).toBeLessThan(at(outer, '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETPCAP'))
+    expect(argv.slice(argv.indexOf('--') + 1, argv.indexOf('--env'))).toEqual(['/l/landlock-run', '--no-supervisor', '--private-mounts', '--mount-dev',
+      '--hide', path.join(out, 'creds'), '--hide', path.join(out, 'token'), '--mount-ro', path.join(out, 'creds/public')])
+    // bwrap's own mounts: the same covers, made by bwrap
+    const classic = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, undefined, 'bwrap')
+    expect(classic).toContain('--dev')
+    expect(classic).not.toContain('--cap-add')
+    expect(at(classic, '--ro-bind', '/dev/null', path.join(out, 'token'))).toBeGreaterThan(0)
+  })
+
+  it('a workspace or writable root under /dev keeps bwrap\'s mounts: the launcher\'s /dev would cover it', () => {
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], ro('/dev/shm/ws'), undefined, 'launcher')
+    expect(argv).toContain('--dev')
+    expect(argv).not.toContain('--cap-add')
+    expect(argv).not.toContain('--private-mounts')
+  })
+})
+
 describe('landlock-ns read policy', () => {
   it('each existing denied path --hide after every bind, an allowed one inside shown again after, a missing one skipped; hidden says which', () => {
     const [ws, out] = [tmp(), tmp()]
@@ -129,6 +157,18 @@ describe('landlock rules', () => {
   it('workspace-write: every root --rw; network on drops --no-net', () => {
     expect(landlockArgs(rw('/tmp/ws', { writableRoots: ['/tmp/ws', '/tmp/b'], network: 'on' }), hostRules))
       .toEqual([...envArgs('/tmp/ws'), ...hostRules, '--rw', '/tmp/ws', '--rw', '/tmp/b'])
+  })
+
+  it('a caller that can mount: the denied paths covered (--private-mounts --hide), not carved; one inside the workspace is not hidden, as with the carve', () => {
+    const [ws, out] = [tmp(), tmp()]
+    fs.mkdirSync(path.join(out, 'creds/public'), { recursive: true })
+    fs.writeFileSync(path.join(out, 'token'), 'x')
+    fs.writeFileSync(path.join(ws, '.env'), 'x')
+    const policy = ro(ws, { readDeny: [path.join(out, 'creds'), path.join(out, 'token'), path.join(ws, '.env')], readAllow: [path.join(out, 'creds/public')] })
+    const covers = landlockCovers(policy, ['--ro', out, '--rw', '/dev/null'])
+    expect(covers.rules).toEqual(['--ro', out, '--rw', '/dev/null'])
+    expect(covers.hidden).toEqual([path.join(out, 'creds'), path.join(out, 'token')])
+    expect(landlockArgs(policy, [], covers).slice(0, 6)).toEqual(['--private-mounts', '--hide', path.join(out, 'creds'), '--hide', path.join(out, 'token'), '--mount-ro'])
   })
 
   it('reports what Landlock cannot enforce, by mode, network and ABI', () => {

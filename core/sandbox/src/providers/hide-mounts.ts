@@ -32,3 +32,8 @@ export function hideMounts(policy: ResolvedPolicy): HideMounts {
   const reveal = policy.readAllow.filter((path) => policy.readDeny.some((d) => isInside(d, path) && d !== path) && existsSync(path))
   return { hide, reveal }
 }
+
+/** The launcher's arguments for the covers (`--namespaces` or `--private-mounts`): each --hide, then the paths shown again. */
+export function launcherHideArgs(mounts: HideMounts): string[] {
+  return [...mounts.hide.flatMap(({ path }) => ['--hide', path]), ...mounts.reveal.flatMap((path) => ['--mount-ro', path])]
+}

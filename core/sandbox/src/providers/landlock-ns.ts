@@ -19,7 +19,7 @@ import { launcherLimitArgs } from '../limits.js'
 import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { bwrapUnenforced, coveredInside, protectedBinds } from './bwrap.js'
-import { hideMounts, type HideMounts } from './hide-mounts.js'
+import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockNsOptions {
@@ -38,8 +38,7 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
     args.push('--mount-ro', policy.workspace)
   }
   // Why after the binds: a cover hides what they exposed (a denied path inside a writable root too)
-  for (const { path } of mounts.hide) args.push('--hide', path)
-  for (const path of mounts.reveal) args.push('--mount-ro', path)
+  args.push(...launcherHideArgs(mounts))
   args.push('--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   if (policy.network === 'off') args.push('--no-net')

@@ -15,6 +15,7 @@ import { isInside } from '../policy.js'
 import type { CarvedRules } from './landlock-read.js'
 import { cachedCarve } from './landlock-read-cache.js'
 import { landlockSnapshot } from './landlock-restore.js'
+import { hideMounts, launcherHideArgs } from './hide-mounts.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { runProbeCommand } from '../probe-command.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -27,6 +28,8 @@ export interface LandlockOptions {
 interface LauncherProbe {
   abi: number
   limits: string[]
+  /** whether --private-mounts works for this caller (it holds CAP_SYS_ADMIN: root) */
+  private_mounts?: boolean
 }
 
 // Why only these devices: the host's /dev holds raw disks that uid 0 may open without any capability
@@ -48,9 +51,25 @@ export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly st
   return cachedCarve(readRules, deny, policy.readAllow)
 }
 
+/**
+ * For a caller whose launcher can mount (`--private-mounts`: root): the host
+ * read rules whole, and the same denied paths covered by mounts in the
+ * launcher's private mount namespace instead of carved out of the rules —
+ * /etc/shadow alone takes a rule for each of /etc's other entries (~136
+ * here, ~1 ms a call), a cover two syscalls and a mount. See
+ * docs/decisions/2026-12-01-private-mounts.md.
+ */
+export function landlockCovers(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules & { args: string[] } {
+  const free = [policy.workspace, ...policy.writableRoots]
+  const mounts = hideMounts({ ...policy, readDeny: policy.readDeny.filter((d) => !free.some((root) => isInside(root, d))) })
+  // Why through the carve with nothing to carve: each rule by its real path, those beneath another dropped
+  const { rules } = cachedCarve(readRules, [], [])
+  return { rules, hidden: mounts.hide.map((h) => h.path), args: ['--private-mounts', ...launcherHideArgs(mounts)] }
+}
+
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
-export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules = landlockReadRules(policy, readRules)): string[] {
-  const args = [...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
+export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[] } = landlockReadRules(policy, readRules)): string[] {
+  const args = [...(carved.args ?? []), ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
   if (policy.network === 'off') args.push('--no-net')
@@ -77,7 +96,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
   let info: LauncherProbe | undefined
   let readRules: string[] = []
 
-  const build = (argv: readonly string[], policy: ResolvedPolicy, carved?: CarvedRules) => [launcher!, ...landlockArgs(policy, readRules, carved), '--', ...argv]
+  const build = (argv: readonly string[], policy: ResolvedPolicy, carved?: CarvedRules & { args?: string[] }) => [launcher!, ...landlockArgs(policy, readRules, carved), '--', ...argv]
 
   return {
     name: 'landlock',
@@ -107,7 +126,8 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
       if (!launcher || !info) throw new Error('landlock provider used before a successful probe')
       if (isProxied(policy.network) && info.abi < 4) throw new Error(`network by host needs Landlock ABI 4 (TCP rules, Linux 6.7); this kernel has ABI ${info.abi}`)
       const unenforced = landlockUnenforced(policy, info)
-      const carved = landlockReadRules(policy, readRules)
+      // Why not for every caller: without CAP_SYS_ADMIN the launcher cannot mount, and the carve is what hides
+      const carved = info.private_mounts === true ? landlockCovers(policy, readRules) : landlockReadRules(policy, readRules)
       return { argv: build(argv, policy, carved), enforcement: 'partial', unenforced, hidden: carved.hidden, snapshot: landlockSnapshot(policy) }
     },
   }
