@@ -6,6 +6,13 @@
 // direct connect to the same server, interleaved in the same run, medians
 // after warm-up, the client in a process of its own. The figure is the difference in ms (target: at most +1 ms);
 // the ratio and the SOCKS5 figure are in the note.
+//
+// Warm-up: a kernel's proxy serves every call of its life, so the figure is taken once V8 has
+// compiled the connection path (WARMUP rounds; 30 left most of it interpreted, and then over half
+// the proxy's CPU was V8 compiling and running unoptimized code). The note also gives the first
+// rounds as the bench measured them before (rounds 31-330, CPU over rounds 1-330): a fresh kernel's
+// first connections. The proxy's CPU is this process's (user + system, the compiler's threads and
+// the server's accepts included) between marks the client sets, per proxied connection.
 import { spawn } from 'node:child_process'
 import net from 'node:net'
 import { Session } from '@dsh/kernel'
@@ -13,7 +20,9 @@ import { NetworkProxy, resolveNetwork, sessionRecorder } from '@dsh/sandbox'
 import { median, tempDir } from './lib.js'
 
 const SAMPLES = 300
-const WARMUP = 30
+const WARMUP = 300
+/** the rounds the bench measured before its warm-up grew: medians over rounds 31-330, CPU over 1-330 */
+const COLD = { from: 30, to: 330 }
 
 const lookup = (hostname, options, callback) => {
   if (hostname !== 'bench.test') return callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }))
@@ -25,7 +34,9 @@ const lookup = (hostname, options, callback) => {
 const CLIENT = `
 const net = require('node:net')
 const now = () => Number(process.hrtime.bigint()) / 1e6
-const [target, proxy, samples, user, password] = JSON.parse(process.argv[1])
+const [target, proxy, samples, user, password, marks] = JSON.parse(process.argv[1])
+// at each mark the client says so and waits for the bench to read its CPU
+const mark = () => new Promise((resolve) => { process.stdin.once('data', resolve); process.stdout.write('mark\\n') })
 function timed(port, greet) {
   return new Promise((resolve, reject) => {
     const start = now()
@@ -54,19 +65,30 @@ const socks = [
 ;(async () => {
   const times = { direct: [], connect: [], socks: [] }
   for (let i = 0; i < samples; i++) {
+    if (marks.includes(i)) await mark()
     times.direct.push(await timed(target, []))
     times.connect.push(await timed(proxy, connect))
     times.socks.push(await timed(proxy, socks))
   }
-  process.stdout.write(JSON.stringify(times))
+  await mark()
+  process.stdin.destroy()
+  process.stdout.write(JSON.stringify(times) + '\\n')
 })()
 `
 
-function client(target, proxy, samples, credential) {
+/** Runs the client; `onMark` is called at each of its marks (and at its end) before it goes on. */
+function client(target, proxy, samples, credential, marks, onMark) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', CLIENT, JSON.stringify([target, proxy, samples, credential.username, credential.password])], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['-e', CLIENT, JSON.stringify([target, proxy, samples, credential.username, credential.password, marks])], { stdio: ['pipe', 'pipe', 'inherit'] })
     let out = ''
-    child.stdout.on('data', (d) => (out += d))
+    child.stdout.on('data', (d) => {
+      out += d
+      for (let nl; (nl = out.indexOf('\n')) >= 0 && out.startsWith('mark\n');) {
+        out = out.slice(nl + 1)
+        onMark()
+        child.stdin.write('.')
+      }
+    })
     child.on('error', reject)
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the client exited ${code}`))))
   })
@@ -82,12 +104,17 @@ export async function run() {
   try {
     // local: the bench's server is on loopback, where an allowed name may lead only when marked so
     const lease = await proxy.open(resolveNetwork({ allow: ['local:bench.test'] }), 'tcp', sessionRecorder({ session, callId: 'bench' }))
-    const cpu = process.cpuUsage()
-    const all = await client(target, lease.endpoint.port, SAMPLES + WARMUP, lease.endpoint.credential)
-    const used = process.cpuUsage(cpu)
-    // this process's CPU per proxied connection (the server's accepts included): what the proxy costs, whatever the load
-    const cpuMs = (used.user + used.system) / 1000 / (2 * (SAMPLES + WARMUP))
+    // CPU read at the start, at the end of the warm-up (round 300), of the cold rounds (330) and at the end
+    const cpu = []
+    const onMark = () => cpu.push(process.cpuUsage())
+    onMark()
+    const all = await client(target, lease.endpoint.port, SAMPLES + WARMUP, lease.endpoint.credential, [COLD.to, WARMUP], onMark)
+    // this process's CPU per proxied connection (the server's accepts included), two a round
+    const cpuMs = (from, to, rounds) => (cpu[to].user + cpu[to].system - cpu[from].user - cpu[from].system) / 1000 / (2 * rounds)
+    const warmCpu = cpuMs(1, 3, SAMPLES)
+    const coldCpu = cpuMs(0, 2, COLD.to)
     const times = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.slice(WARMUP)]))
+    const cold = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.slice(COLD.from, COLD.to)]))
     const direct = median(times.direct)
     const viaConnect = median(times.connect)
     const viaSocks = median(times.socks)
@@ -95,7 +122,7 @@ export async function run() {
     return [{
       name: 'sandbox.proxy_connect_ms', value: viaConnect - direct, unit: 'ms', target: '<= +1 ms',
       baseline: { name: 'direct TCP connect to the same loopback server', value: direct, unit: 'ms' },
-      note: `through the proxy (HTTP CONNECT) ${viaConnect.toFixed(3)} ms = ${(viaConnect / direct).toFixed(1)}x direct; SOCKS5 ${viaSocks.toFixed(3)} ms (+${(viaSocks - direct).toFixed(3)} ms); the proxy's CPU ${cpuMs.toFixed(3)} ms a connection; ${events} sandbox/network events written`,
+      note: `through the proxy (HTTP CONNECT) ${viaConnect.toFixed(3)} ms = ${(viaConnect / direct).toFixed(1)}x direct; SOCKS5 ${viaSocks.toFixed(3)} ms (+${(viaSocks - direct).toFixed(3)} ms); the proxy's CPU ${warmCpu.toFixed(3)} ms a connection; first rounds (31-330, as measured before): +${(median(cold.connect) - median(cold.direct)).toFixed(3)} ms, SOCKS5 +${(median(cold.socks) - median(cold.direct)).toFixed(3)} ms, CPU ${coldCpu.toFixed(3)} ms a connection; ${events} sandbox/network events written`,
     }]
   } finally {
     proxy.close()

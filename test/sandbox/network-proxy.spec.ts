@@ -271,6 +271,40 @@ describe('the network proxy', () => {
     }
   })
 
+  it('a lease reads a host\'s patterns once but checks where it leads on every connection: a second answer in the deny list is refused, and past the kept hosts every verdict still holds', async () => {
+    const answers = ['127.0.0.1', '10.1.2.3', '127.0.0.1']
+    const calls: string[] = []
+    const lookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+      calls.push(hostname)
+      const address = hostname === 'allowed.test' ? answers.shift() ?? '10.1.2.3' : '127.0.0.1'
+      if (options.all) callback(null, [{ address, family: 4 }])
+      else callback(null, address, 4)
+    }) as unknown as net.LookupFunction
+    const seen: ProxyConnection[] = []
+    const proxy = new NetworkProxy({ lookup })
+    const lease = await proxy.open(rules(['local:allowed.test', 'local:*.many.test'], ['10.1.2.3', 'bad.many.test']), 'tcp', (c) => seen.push(c))
+    try {
+      const cred = lease.endpoint.credential
+      const connect = (host: string) => talk(lease.endpoint.port, [`CONNECT ${host}:${web.port} HTTP/1.1\r\n${auth(cred)}\r\n`, (d) => d.includes('\r\n\r\n')]).then((b) => b.toString().slice(0, 12))
+      expect(await connect('allowed.test')).toBe('HTTP/1.1 200')
+      expect(await connect('allowed.test')).toBe('HTTP/1.1 403')
+      expect(seen.at(-1)).toMatchObject({ host: 'allowed.test', allowed: false, reason: expect.stringContaining('10.1.2.3, which the network deny list holds') })
+      // more hosts than a lease keeps verdicts for, then the first ones again
+      for (let i = 0; i < 300; i += 30) await Promise.all(Array.from({ length: 30 }, (_, j) => connect(`h${i + j}.many.test`)))
+      expect(await connect('bad.many.test')).toBe('HTTP/1.1 403')
+      expect(await connect('other.test')).toBe('HTTP/1.1 403')
+      expect(await connect('allowed.test')).toBe('HTTP/1.1 200')
+      expect(await connect('bad.many.test')).toBe('HTTP/1.1 403')
+      expect(calls.filter((h) => h === 'allowed.test')).toHaveLength(3)
+      expect(seen.filter((c) => c.host.endsWith('.many.test') && c.allowed)).toHaveLength(300)
+      expect(seen.filter((c) => c.host === 'bad.many.test' || c.host === 'other.test').map((c) => c.reason)).toEqual([
+        'bad.many.test is not in the network allow list', 'other.test is not in the network allow list', 'bad.many.test is not in the network allow list',
+      ])
+    } finally {
+      proxy.close()
+    }
+  })
+
   it('what counts as local: loopback, private, link-local, unique-local, unspecified and IPv4-mapped forms are refused; a public address is allowed; the address listed or local:NAME lets it through', async () => {
     const decide = (address: string, allow = ['allowed.test'], deny: string[] = []) => decideConnection(rules(allow, deny), 'allowed.test', resolver(address).lookup)
     for (const address of ['127.0.0.1', '127.8.9.10', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', 'fc00::1', 'fd12::1', 'fe80::1', '0.0.0.0', '::', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::7f00:1', '64:ff9b::7f00:1', '100.64.0.1', '192.0.2.1', '224.0.0.1']) {

@@ -11,7 +11,7 @@
 import { lookup as dnsLookup } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
 import { localRange } from './address.js'
-import { addressListed, canonicalHost, hostAllowed, localAllowed, type ResolvedNetworkRules } from './patterns.js'
+import { addressListed, judgeHost, type HostVerdict, type ResolvedNetworkRules } from './patterns.js'
 
 export type Decision =
   | { allowed: true; address: string; family: 4 | 6 }
@@ -33,11 +33,11 @@ function resolveAll(lookup: LookupFunction, name: string): Promise<Resolved[]> {
 
 const refused = (reason: string): Decision => ({ allowed: false, reason })
 
-/** Decide whether `host` may be reached under `rules`, and at which address. */
-export async function decideConnection(rules: ResolvedNetworkRules, host: string, lookup: LookupFunction = dnsLookup as LookupFunction): Promise<Decision> {
-  const canonical = canonicalHost(host)
+/** Decide whether `host` may be reached under `rules`, and at which address; `verdict` is the patterns' (judgeHost), when already known. */
+export async function decideConnection(rules: ResolvedNetworkRules, host: string, lookup: LookupFunction = dnsLookup as LookupFunction, verdict: HostVerdict = judgeHost(rules, host)): Promise<Decision> {
+  const { canonical, allowed, local } = verdict
   if (!canonical) return refused(`${JSON.stringify(host)} is not a host name or an IP address`)
-  if (!hostAllowed(rules, host)) return refused(`${host} is not in the network allow list`)
+  if (!allowed) return refused(`${host} is not in the network allow list`)
   // a listed address: the address itself is what was allowed
   if ('ip' in canonical) return { allowed: true, address: canonical.ip, family: isIP(canonical.ip) as 4 | 6 }
   let addresses: Resolved[]
@@ -48,10 +48,9 @@ export async function decideConnection(rules: ResolvedNetworkRules, host: string
   }
   const usable = addresses.filter((a) => typeof a?.address === 'string' && isIP(a.address))
   if (!usable.length) return refused(`${host} resolves to no address`)
-  const local = localAllowed(rules, host)
   // Why every address, not just the first: a name that leads anywhere local is refused as a whole
   for (const { address } of usable) {
-    if (addressListed(rules.deny, address)) return refused(`${host} resolves to ${address}, which the network deny list holds`)
+    if (rules.deny.length && addressListed(rules.deny, address)) return refused(`${host} resolves to ${address}, which the network deny list holds`)
     const range = localRange(address)
     if (range && !local && !addressListed(rules.allow, address)) {
       return refused(`${host} resolves to ${address}, a ${range} address; an allowed name may lead to a local address only when the address itself or local:${host} is in the allow list`)

@@ -93,12 +93,25 @@ function matches(pattern: string, host: { ip: string } | { name: string }): bool
   return pattern === host.name
 }
 
+/** What the patterns say of one host, read once: its canonical form, whether it may be reached, whether it may lead to a local address. */
+export interface HostVerdict {
+  readonly canonical?: { ip: string } | { name: string }
+  readonly allowed: boolean
+  readonly local: boolean
+}
+
+/** The patterns' verdict on `host` (deny wins; an invalid host is refused; `local` only for a name a `local:` pattern matches). */
+export function judgeHost(rules: ResolvedNetworkRules, host: string): HostVerdict {
+  const canonical = canonicalHost(host)
+  if (!canonical) return { allowed: false, local: false }
+  const allowed = !rules.deny.some((pattern) => matches(pattern, canonical)) && rules.allow.some((pattern) => matches(pattern, canonical))
+  const local = allowed && 'name' in canonical && rules.allow.some((pattern) => pattern.startsWith(LOCAL_PREFIX) && matches(pattern, canonical))
+  return { canonical, allowed, local }
+}
+
 /** May `host` be reached under `rules`? Deny wins; an invalid host is refused. */
 export function hostAllowed(rules: ResolvedNetworkRules, host: string): boolean {
-  const canonical = canonicalHost(host)
-  if (!canonical) return false
-  if (rules.deny.some((pattern) => matches(pattern, canonical))) return false
-  return rules.allow.some((pattern) => matches(pattern, canonical))
+  return judgeHost(rules, host).allowed
 }
 
 /** May `host` (a name) lead to a local address: does a `local:` pattern of allow match it? */

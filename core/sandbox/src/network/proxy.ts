@@ -24,7 +24,7 @@ import { createConnection, createServer, type LookupFunction, type Server, type 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decideConnection, pinnedLookup, type Decision } from './decide.js'
-import type { ResolvedNetworkRules } from './patterns.js'
+import { judgeHost, type HostVerdict, type ResolvedNetworkRules } from './patterns.js'
 
 /** One connection the command asked for, as `sandbox/network` records it. */
 export interface ProxyConnection {
@@ -41,6 +41,9 @@ export interface ProxyConnection {
 export const PROXY_USER = 'dsh'
 /** Refusals for a missing or wrong credential recorded per lease; past it they are refused unrecorded (a host process could fill the log). */
 export const MAX_RECORDED_UNAUTHORIZED = 100
+
+/** Hosts whose pattern verdict a lease keeps (past it the kept ones are dropped: a command naming endless hosts costs a judgement each, not memory). */
+const MAX_KEPT_VERDICTS = 256
 
 /** Records an attempt; throwing refuses the connection (a record that cannot be written is no allow). */
 export type ConnectionRecorder = (connection: ProxyConnection) => void
@@ -91,6 +94,8 @@ class Lease implements ProxyLease {
   closed = false
   dir?: string
   private unauthorized = 0
+  /** the patterns' verdict per host asked for (the rules are the lease's, fixed): a command's repeated connections to one host read its patterns once */
+  private verdicts = new Map<string, HostVerdict>()
 
   constructor(readonly server: Server, private rules: ResolvedNetworkRules, private record: ConnectionRecorder, private lookup?: LookupFunction) {}
 
@@ -110,7 +115,13 @@ class Lease implements ProxyLease {
   /** May this connection go through, and to which address? Asked once per CONNECT, SOCKS request and HTTP request. */
   async decide(host: string, port: number): Promise<Decision> {
     if (this.closed) return { allowed: false, reason: 'the call has ended' }
-    const decision = await decideConnection(this.rules, host, this.lookup)
+    let verdict = this.verdicts.get(host)
+    if (!verdict) {
+      if (this.verdicts.size >= MAX_KEPT_VERDICTS) this.verdicts.clear()
+      this.verdicts.set(host, (verdict = judgeHost(this.rules, host)))
+    }
+    // Why still a lookup each time: where a name leads is checked afresh for every connection
+    const decision = await decideConnection(this.rules, host, this.lookup, verdict)
     if (this.closed) return { allowed: false, reason: 'the call has ended' }
     try {
       this.record({ host, port, allowed: decision.allowed, ...(decision.allowed ? { address: decision.address } : { reason: decision.reason }) })
