@@ -159,7 +159,7 @@ describe.skipIf(noLandlock)('hooks-claude-code under Landlock alone (the real la
 
     const next = await t.call('read', { file_path: join(t.ws, 'go') }, 'other')
     expect(next.isError).toBe(true)
-    expect(next.error?.message).toMatch(/refusing to load hooks: putting back .*\.claude after a confined call failed .*; check .*\.claude, then remove .*\.unrestored\.json/)
+    expect(next.error?.message).toMatch(/refusing to load hooks: putting back .*\.claude after a confined call failed .*; check .*\.claude, then run `dsh sandbox clear .*\.claude`/)
     expect(count(t.marks, 'planted')).toBe(0)
   })
 })

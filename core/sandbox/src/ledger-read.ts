@@ -11,8 +11,10 @@
  *   copy (what it held before the call, and what will be put back);
  * - a call in progress holds the entry as absent: the file does not exist
  *   (whatever the command created is removed when the call ends);
- * - the ledger marks the entry as not put back (a restore that failed, a
- *   call whose process died first): the read is refused, saying why;
+ * - a call whose process died held the entry: it is put back first
+ *   (ledger.ts, reclaimAbandoned), then read from disk;
+ * - the ledger marks the entry as not put back (a restore that failed, or
+ *   a put-back for a dead call that failed): the read is refused, saying why;
  * - otherwise the file is read from disk.
  *
  * See docs/decisions/2026-12-01-settings-under-restore.md.
@@ -21,7 +23,7 @@ import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { dirname, relative, sep } from 'node:path'
 import { describeError } from '@dsh/kernel'
 import { stampOf } from './dir-stamp.js'
-import { alive, checkAbandoned, isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, stateFile, unrestoredFile, unrestoredReason, type State } from './ledger.js'
+import { alive, isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, reclaimAbandoned, stateFile, unrestoredFile, unrestoredReason, type State } from './ledger.js'
 import type { ProtectedEntry } from './protected.js'
 import type { Snapshot } from './restore.js'
 
@@ -60,6 +62,11 @@ function fromDisk(file: string): ProtectedRead {
   }
 }
 
+/** A read refused for a marked entry: why, and what the user does about it. */
+function unrestoredRefusal(reason: string, path: string): string {
+  return `${reason}; check ${path}, then run \`dsh sandbox clear ${path}\` (docs/errors.md, SANDBOX_UNAVAILABLE)`
+}
+
 /**
  * Read `file` (absolute, real) as it will be once the calls holding an entry
  * above it have ended. `writableRoots`: a ledger inside one is refused (a
@@ -77,16 +84,18 @@ export function readProtected(file: string, writableRoots: readonly string[] = [
     const held: State[] = []
     for (const path of upwards(file)) {
       const reason = unrestoredReason(dir, path)
-      if (reason) return { refused: `${reason}; check ${path}, then remove ${unrestoredFile(dir, path)}` }
-      const state = readState(stateFile(dir, path), path)
+      if (reason) return { refused: unrestoredRefusal(reason, path) }
+      const record = stateFile(dir, path)
+      const state = readState(record, path)
       if (!state) continue
       if (state.holders.length) {
         held.push(state)
         continue
       }
-      checkAbandoned(dir, state)
+      // a call whose process died holding it: put back first, then read
+      reclaimAbandoned(dir, record, state)
       const abandoned = unrestoredReason(dir, path)
-      if (abandoned) return { refused: `${abandoned}; check ${path}, then remove ${unrestoredFile(dir, path)}` }
+      if (abandoned) return { refused: unrestoredRefusal(abandoned, path) }
     }
     // Why any absent one first: what a command created under an entry absent at its start is removed after it
     if (held.some((state) => state.entry.kind === 'absent')) return { from: 'copy' }

@@ -9,167 +9,24 @@
  * removes it (and with it B's read-only bind), and what B then plants
  * outlives both calls. See docs/decisions/2026-12-01-protected-ledger.md.
  */
-import { randomUUID, createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { unlinkSync } from 'node:fs'
 import { describeError, KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { kindOf, restoreEntry, type ProtectedEntry } from './protected.js'
-import { newBudget, snapshotEntry, unchanged } from './restore.js'
+import { restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
+import { newBudget, snapshotEntry } from './restore.js'
+import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './ledger-store.js'
+import { reclaimAbandoned, sweepOnce, type Reclaimed } from './ledger-reclaim.js'
 
-const LOCK_WAIT_MS = 10_000
-/** a lock directory without an owner file for this long was left by a process killed while taking it */
-const OWNERLESS_STALE_MS = 2_000
-
-interface Holder {
-  pid: number
-  id: string
-}
-
-export interface State {
-  entry: ProtectedEntry
-  holders: Holder[]
-}
+export * from './ledger-store.js'
+export * from './ledger-reclaim.js'
 
 export interface Lease {
   /** what each entry was when the first call still in progress took it */
   readonly entries: readonly ProtectedEntry[]
+  /** what was put back, before this lease, for calls whose dsh process died holding entries (reclaimAbandoned) */
+  readonly reclaimed: readonly Reclaimed[]
   /** Give the entries back; the last holder of an entry restores it. Returns the paths changed. */
   release(): string[]
-}
-
-/** Whether the process with this pid exists (one we may not signal exists too). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-const pause = new Int32Array(new SharedArrayBuffer(4))
-
-/** Where the ledger directory of this user is (ledgerDir creates and checks it). */
-export function ledgerPath(): string {
-  return join(tmpdir(), `dsh-protected-${process.getuid?.() ?? 0}`)
-}
-
-/** A directory only `uid` may write (no group or other bits at all). */
-export function isPrivateDir(st: { isDirectory(): boolean; uid: number | bigint; mode: number | bigint }, uid: number): boolean {
-  return st.isDirectory() && Number(st.uid) === uid && (Number(st.mode) & 0o077) === 0
-}
-
-/** The ledger directory, created private; one another user could write is refused. */
-export function ledgerDir(writableRoots: readonly string[] = []): string {
-  const uid = process.getuid?.() ?? 0
-  const dir = ledgerPath()
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const st = lstatSync(dir)
-  // Why: whoever can write the ledger decides what a cleanup puts back
-  if (!isPrivateDir(st, uid)) {
-    throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} is not a private directory of uid ${uid}`)
-  }
-  // Why: a ledger the command can write would let it choose what is "restored"
-  const root = writableRoots.find((r) => isInside(r, dir))
-  if (root) throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} lies inside the writable root ${root}; set TMPDIR outside it`)
-  return dir
-}
-
-/** Take the ledger's lock (waiting up to LOCK_WAIT_MS); returns the function that gives it back. */
-export function lockDir(dir: string): () => void {
-  const lock = join(dir, 'lock')
-  const deadline = Date.now() + LOCK_WAIT_MS
-  for (;;) {
-    try {
-      mkdirSync(lock, { mode: 0o700 })
-      writeFileSync(join(lock, 'owner'), String(process.pid))
-      return () => rmSync(lock, { recursive: true, force: true })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    }
-    if (stale(lock)) rmSync(lock, { recursive: true, force: true })
-    else if (Date.now() > deadline) throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} stayed locked for ${LOCK_WAIT_MS} ms`)
-    else Atomics.wait(pause, 0, 0, 2)
-  }
-}
-
-function stale(lock: string): boolean {
-  try {
-    const owner = Number(readFileSync(join(lock, 'owner'), 'utf8'))
-    return Number.isInteger(owner) && owner > 0 && !alive(owner)
-  } catch {
-    try {
-      return Date.now() - statSync(lock).mtimeMs > OWNERLESS_STALE_MS
-    } catch {
-      return false
-    }
-  }
-}
-
-export function stateFile(dir: string, path: string): string {
-  return join(dir, `${createHash('sha256').update(path).digest('hex').slice(0, 32)}.json`)
-}
-
-/** The record of `path`, its dead holders left out; undefined when there is none. */
-export function readState(file: string, path: string): State | undefined {
-  try {
-    const state = JSON.parse(readFileSync(file, 'utf8')) as State
-    if (state?.entry?.path !== path || !Array.isArray(state.holders)) return undefined
-    return { entry: state.entry, holders: state.holders.filter((h) => Number.isInteger(h?.pid) && typeof h.id === 'string' && alive(h.pid)) }
-  } catch {
-    return undefined
-  }
-}
-
-function writeState(file: string, state: State): void {
-  const tmp = `${file}.${process.pid}.tmp`
-  writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 })
-  renameSync(tmp, file)
-}
-
-/** Where the ledger says that `path` was not put back after a call (see markUnrestored). */
-export function unrestoredFile(dir: string, path: string): string {
-  return stateFile(dir, path).replace(/\.json$/, '.unrestored.json')
-}
-
-/**
- * Record that `path` may still hold what a confined command wrote: its
- * restore failed, or the process of the call holding it died first. Readers
- * of the entry (hooks-claude-code, through readProtected) refuse it until the
- * user, having checked it, removes the record; the next call does not clear it.
- */
-export function markUnrestored(dir: string, path: string, reason: string): void {
-  try {
-    writeFileSync(unrestoredFile(dir, path), JSON.stringify({ path, reason, at: new Date().toISOString() }), { mode: 0o600 })
-  } catch {}
-}
-
-/** Why `path` is marked as not put back, if it is. */
-export function unrestoredReason(dir: string, path: string): string | undefined {
-  try {
-    const record = JSON.parse(readFileSync(unrestoredFile(dir, path), 'utf8')) as { reason?: unknown }
-    return typeof record?.reason === 'string' ? record.reason : 'the record does not say why'
-  } catch (error) {
-    // Why: a record that exists but cannot be read still says the entry was not put back
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : `its record cannot be read (${describeError(error)})`
-  }
-}
-
-/** Whether `entry.path` differs from what a finished call would have put back (restoreEntry's test). */
-export function differsFromRecord(entry: ProtectedEntry): boolean {
-  if (entry.content) return !unchanged(entry.path, entry.content)
-  const now = kindOf(entry.path)
-  if (entry.kind === 'absent' || entry.kind === 'directory') return now.kind !== entry.kind
-  if (entry.kind === 'symlink') return now.kind !== 'symlink' || now.target !== entry.target
-  return false
-}
-
-/** A record whose holders all died before putting the entry back: marked when the entry changed since. */
-export function checkAbandoned(dir: string, state: State | undefined): void {
-  if (!state || state.holders.length || !differsFromRecord(state.entry)) return
-  markUnrestored(dir, state.entry.path, `a confined call that held ${state.entry.path} ended without putting it back (its dsh process died), and it has changed since the call began`)
 }
 
 /**
@@ -181,16 +38,20 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
   const me: Holder = { pid: process.pid, id: randomUUID() }
   const unlock = lockDir(dir)
   const entries: ProtectedEntry[] = []
+  const reclaimed: Reclaimed[] = []
   const budget = newBudget()
   try {
+    // Why every path, at first: a killed process's calls may have held entries no call here takes
+    sweepOnce(dir, reclaimed)
     // Why two passes: a snapshot over its bound throws, and then no lease may have been written
     const taken = [...new Set([...paths, ...snapshot])].map((path) => {
       const file = stateFile(dir, path)
       const held = readState(file, path)
       // Why the recorded entry: what this call sees may be what an overlapping call created
       if (held?.holders.length) return { file, held, entry: held.entry }
-      // Why before the fresh record replaces it: the evidence of an abandoned call would go with it
-      checkAbandoned(dir, held)
+      // Why before the fresh record replaces it: what a dead holder's command left is put back first
+      const done = held && reclaimAbandoned(dir, file, held)
+      if (done) reclaimed.push(done)
       const now = kindOf(path)
       const content = snapshot.includes(path) && now.kind !== 'absent' ? snapshotEntry(path, budget) : undefined
       return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}) }) as ProtectedEntry }
@@ -205,6 +66,7 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
   let released = false
   return Object.freeze({
     entries: Object.freeze(entries),
+    reclaimed: Object.freeze(reclaimed),
     release: () => {
       if (released) return []
       released = true
@@ -257,6 +119,6 @@ function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Hol
     }
   }
   // Why throw: the call must not end as if its protected entries were as they were
-  if (failed.length) throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox could not put back what the command changed: ${failed.join('; ')}${changed.length ? ` (put back: ${changed.join(', ')})` : ''}`, { details: { failed, changed } })
+  if (failed.length) throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox could not put back what the command changed: ${failed.join('; ')}${changed.length ? ` (put back: ${changed.join(', ')})` : ''}; each is marked and refused to readers until you have checked it and run \`dsh sandbox clear <path>\``, { details: { failed, changed } })
   return changed
 }

@@ -14,7 +14,7 @@ import { describeError, KernelError, rejectUnknownKeys, type Session, type Sessi
 import { ModeTracker } from './mode.js'
 import { checkArgv, isInside, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv, spawnEnvOf } from './env.js'
-import { leaseProtected } from './ledger.js'
+import { leaseProtected, reclaimProtected, recordReclaimed } from './ledger.js'
 import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type ResolvedLimits, type SandboxLimits } from './limits.js'
 import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, type GitProtection } from './protected-names.js'
@@ -138,10 +138,10 @@ export class SandboxService extends Service {
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
-    if (!isProxied(resolved.network)) return this.build(chosen.provider, command, resolved)
+    if (!isProxied(resolved.network)) return this.build(chosen.provider, command, resolved, undefined, call)
     const lease = await this.openProxy(chosen.provider, resolved, call)
     try {
-      return this.build(chosen.provider, command, { ...resolved, proxy: lease.endpoint }, lease)
+      return this.build(chosen.provider, command, { ...resolved, proxy: lease.endpoint }, lease, call)
     } catch (error) {
       lease.close()
       throw error
@@ -287,9 +287,12 @@ export class SandboxService extends Service {
     return parts.length ? parts.join('; ') : `no backend exists for ${process.platform}`
   }
 
-  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease): Confined {
+  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease, call?: ConfineCall): Confined {
     // Why first: a protected symlink that leads to a writable root is a policy that cannot be enforced (INVALID_POLICY)
-    const protectedPaths = policyProtected(policy).paths
+    let protectedPaths = policyProtected(policy).paths
+    // Why before the backend sees them: what a dead dsh process's call left is put back, and the backend binds that
+    const reclaimed = reclaimProtected(protectedPaths, policy.writableRoots)
+    if (reclaimed.length) protectedPaths = policyProtected(policy).paths
     let made
     try {
       made = provider.confine(argv, policy)
@@ -310,6 +313,7 @@ export class SandboxService extends Service {
     const restores = made.snapshot ?? []
     // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
     const lease = leaseProtected(protectedPaths, policy.writableRoots, restores)
+    if (call) recordReclaimed(call, [...reclaimed, ...lease.reclaimed])
     const env = confinedEnv(policy)
     return Object.freeze({
       argv: Object.freeze([...made.argv]),

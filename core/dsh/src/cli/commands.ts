@@ -22,6 +22,7 @@ export const commands: Record<string, Command> = {
   mcp: lazy('serve the tools to an MCP client over stdio (--config, --watch)', async () => (await import('./mcp-command.js')).mcpCommand),
   'new-plugin': lazy('scaffold a plugin package in <dir>: plugin, test on dsh/testing, dsh.yml, README', async () => (await import('./new-plugin-command.js')).newPluginCommand),
   permissions: lazy('print what the permission rules decide for a call, without running it', async () => (await import('./permissions-command.js')).permissionsCommand),
+  sandbox: lazy('list or clear the protected entries the sandbox could not put back (unrestored, clear <path>)', async () => (await import('./sandbox-command.js')).sandboxCommand),
   sessions: lazy('list, show or prune the session logs (list, show <id>, prune --older-than 7d)', async () => (await import('./sessions-command.js')).sessionsCommand),
 }
 
