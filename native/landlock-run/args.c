@@ -65,6 +65,8 @@ static void usage(FILE *out)
 	      "                is dropped with every other capability right after\n"
 	      "  --mount-dev   (with --private-mounts) a tmpfs over /dev with null, zero,\n"
 	      "                full, random, urandom, tty, a new devpts, shm and fd links\n"
+	      "  --mount-proc  (with --private-mounts) a fresh proc over /proc, its sys,\n"
+	      "                sysrq-trigger, irq and bus bound read-only\n"
 	      "  --chdir DIR   the working directory inside (with --namespaces;\n"
 	      "                default: the caller's)\n"
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
@@ -125,6 +127,8 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->private_mounts = 1;
 		} else if (!strcmp(a, "--mount-dev")) {
 			o->mount_dev = 1;
+		} else if (!strcmp(a, "--mount-proc")) {
+			o->mount_proc = 1;
 		} else if (!strcmp(a, "--chdir")) {
 			if (!argv[i + 1] || argv[i + 1][0] != '/')
 				fail("--chdir wants an absolute path, got '%s'", argv[i + 1] ? argv[i + 1] : "");
@@ -185,14 +189,14 @@ void parse_args(int argc, char **argv, struct options *o)
 	if (!o->probe && (!o->command || !o->command[0]))
 		fail("no command given after '--'");
 	/* Why refuse: a bind asked for without namespaces would silently not exist. */
-	if ((o->n_mounts || o->mount_dev) && !o->namespaces && !o->private_mounts)
-		fail("--mount-rw, --mount-ro, --hide and --mount-dev need --namespaces or --private-mounts");
+	if (o->n_mounts && !o->namespaces && !o->private_mounts)
+		fail("--mount-rw, --mount-ro and --hide need --namespaces or --private-mounts");
 	if (o->chdir && !o->namespaces)
 		fail("--chdir needs --namespaces");
 	if (o->namespaces && (o->no_supervisor || o->private_mounts))
 		fail("--namespaces excludes --no-supervisor and --private-mounts");
-	if (o->mount_dev && !o->private_mounts)
-		fail("--mount-dev needs --private-mounts (--namespaces makes its own /dev)");
+	if ((o->mount_dev || o->mount_proc) && !o->private_mounts)
+		fail("--mount-dev and --mount-proc need --private-mounts (--namespaces makes its own)");
 	/* Why no writable bind here: nothing needs one, and a writable bind of
 	 * a host path is more than hiding (bwrap and --namespaces make those). */
 	for (i = 0; o->private_mounts && i < o->n_mounts; i++)

@@ -69,8 +69,8 @@ struct mount_spec {
 
 /* The parsed command line (args.c). */
 struct options {
-	/* --namespaces or --private-mounts, and their binds (--mount-dev: private only) */
-	int namespaces, private_mounts, mount_dev;
+	/* --namespaces or --private-mounts, and their binds (--mount-dev, --mount-proc: private only) */
+	int namespaces, private_mounts, mount_dev, mount_proc;
 	struct mount_spec *mounts;
 	int n_mounts;
 	/* --chdir: the working directory inside (default: the caller's) */

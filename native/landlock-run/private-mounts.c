@@ -1,14 +1,14 @@
 /*
- * private-mounts.c - --private-mounts: the --hide, --mount-ro and
- * --mount-dev mounts made in a private copy of the launcher's own mount
+ * private-mounts.c - --private-mounts: the --hide, --mount-ro, --mount-proc
+ * and --mount-dev mounts made in a private copy of the launcher's own mount
  * namespace, without a new root, while the launcher still holds
  * CAP_SYS_ADMIN there; every capability is dropped right after (main.c),
  * before the ruleset, the filter and the exec.
  *
  * Used where a namespace or the capability is already at hand:
  *   - under bwrap, whose user namespace gives the launcher CAP_SYS_ADMIN
- *     (bwrap --cap-add) instead of bwrap making the minimal /dev and the
- *     read policy's covers itself: bwrap reads the whole mount table again
+ *     (bwrap --cap-add) instead of bwrap making /proc, the minimal /dev and
+ *     the read policy's covers itself: bwrap reads the whole mount table again
  *     after every bind (~0.4 ms each); a bind here is an open_tree, a
  *     mount_setattr and a move_mount;
  *   - on the host, for a root caller, instead of carving the denied paths
@@ -125,6 +125,30 @@ static void minimal_dev(void)
 	link_or_fail("/proc/self/fd/2", "/dev/stderr");
 }
 
+/*
+ * --mount-proc: a fresh proc over /proc, for the PID namespace we are in
+ * (bwrap's: its init and the command), with the parts that write to the
+ * kernel itself (sys, sysrq-trigger, irq, bus) bound read-only over it, as
+ * bwrap's --proc has them: uid 0 owns /proc/irq/N/smp_affinity and the like,
+ * which need no capability to write.
+ */
+static void fresh_proc(void)
+{
+	static const char *const kernel[] = { "sys", "sysrq-trigger", "irq", "bus" };
+	char path[32];
+	size_t i;
+	int tree;
+
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		fail("cannot mount proc on /proc: %s", strerror(errno));
+	for (i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/%s", kernel[i]);
+		tree = clone_tree(path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 1);
+		if (tree >= 0)
+			attach(tree, path);
+	}
+}
+
 static int private_namespace(void)
 {
 	/* Why a copy of our own and not the one we were started in: nothing
@@ -156,6 +180,8 @@ void private_mounts(const struct options *o)
 		if (trees[i] < 0)
 			fail("cannot bind %s: %s", o->mounts[i].path, strerror(ENOENT));
 	}
+	if (o->mount_proc)
+		fresh_proc();
 	if (o->mount_dev)
 		minimal_dev();
 	for (i = 0; i < o->n_mounts; i++) {

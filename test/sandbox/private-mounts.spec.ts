@@ -70,6 +70,7 @@ const mountTable = () => fs.readFileSync('/proc/self/mountinfo', 'utf8')
 describe('--private-mounts: the command line', () => {
   const refusals: Array<[string, (rw: string) => string[]]> = [
     ['--mount-dev without --private-mounts', (rw) => ['--mount-dev', '--rw', rw]],
+    ['--mount-proc without --private-mounts', (rw) => ['--mount-proc', '--rw', rw]],
     ['--private-mounts with --namespaces', (rw) => ['--namespaces', '--private-mounts', '--rw', rw]],
     ['a --mount-rw with --private-mounts', (rw) => ['--private-mounts', '--mount-rw', rw, '--rw', rw]],
     ['a --chdir with --private-mounts', (rw) => ['--private-mounts', '--chdir', rw, '--rw', rw]],
@@ -134,24 +135,27 @@ describe.skipIf(hostSkip)('--private-mounts on the host (a root caller)', () => 
   })
 })
 
-describe.skipIf(bwrapSkip || hostSkip === 'the launcher does not run here')('--private-mounts --mount-dev inside bwrap', () => {
+describe.skipIf(bwrapSkip || hostSkip === 'the launcher does not run here')('--private-mounts --mount-proc --mount-dev inside bwrap', () => {
   const policy = (workspace: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({
     mode: 'read-only', workspace, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over,
   })
   const DEV = ['fd', 'full', 'null', 'ptmx', 'pts', 'random', 'shm', 'stderr', 'stdin', 'stdout', 'tty', 'urandom', 'zero']
   const script = (token: string) => [
     'ls /dev | tr "\\n" " "; echo', `cat ${token}`, 'echo x > /dev/null && echo null-ok', 'head -c 4 /dev/urandom | wc -c',
-    'grep -E "^Cap(Eff|Bnd)" /proc/self/status', `umount ${token}; cat ${token}`, 'mount -t tmpfs none /tmp && echo mounted', 'true',
+    'grep -E "^Cap(Eff|Bnd)" /proc/self/status', `umount ${token}; cat ${token}`, 'mount -t tmpfs none /tmp && echo mounted',
+    'echo procs: $(ls /proc | grep -c "^[0-9]")', 'for f in /proc/sys/kernel/hostname /proc/sysrq-trigger; do [ -e $f ] && { echo x > $f && echo "wrote $f"; }; done',
+    'grep " /proc/sys " /proc/self/mountinfo | cut -d" " -f5,6', 'true',
   ].join('; ')
 
   for (const as of ['root', 'an unprivileged user'] as const) {
-    it(`as ${as}: the launcher's /dev holds only the usual devices and the covers hold; no capability is left (the profile the bwrap backend uses)`, async () => {
+    it(`as ${as}: the launcher's /proc is the sandbox's, its /dev holds only the usual devices, the covers hold; no capability is left (the profile the bwrap backend uses)`, async () => {
       if (as !== 'root' && (!SETPRIV || process.getuid?.() !== 0)) return void console.warn('skipped: needs root and setpriv to run as another user')
       const { out, token } = secrets()
       fs.chmodSync(out, 0o755)
       fs.chmodSync(token, 0o644)
       const argv = bwrapArgs('/usr/bin/bwrap', bin, ['/bin/sh', '-c', script(token)], policy(out, { readDeny: [token] }), undefined, 'launcher')
       expect(argv).not.toContain('--dev')
+      expect(argv).not.toContain('--proc')
       const r = await start(as === 'root' ? argv : [SETPRIV!, '--reuid=65534', '--regid=65534', '--clear-groups', '--', ...argv])
       expect(r.stderr).not.toContain('landlock-run:')
       expect(r.code).toBe(0)
@@ -162,11 +166,15 @@ describe.skipIf(bwrapSkip || hostSkip === 'the launcher does not run here')('--p
       expect(r.stdout).toMatch(/^4$/m)
       expect(r.stdout).toContain('CapEff:\t0000000000000000')
       expect(r.stdout).toContain('CapBnd:\t0000000000000000')
+      // a fresh proc of bwrap's PID namespace (its init, the shell and its pipeline's few), not the host's; the kernel's knobs read-only beneath it
+      expect(Number(/^procs: (\d+)$/m.exec(r.stdout)?.[1])).toBeLessThan(10)
+      expect(r.stdout).not.toContain('wrote')
+      expect(r.stdout).toMatch(/\/proc\/sys ro,/)
       expect(fs.readFileSync(token, 'utf8')).toBe('SECRET-TOKEN')
     })
   }
 
-  it('bwrap\'s own mounts (the fallback profile) hide the same and give the same /dev', async () => {
+  it('bwrap\'s own mounts (the fallback profile) hide the same and give the same /proc and /dev', async () => {
     const { out, token } = secrets()
     const r = await start(bwrapArgs('/usr/bin/bwrap', bin, ['/bin/sh', '-c', script(token)], policy(out, { readDeny: [token] }), undefined, 'bwrap'))
     expect(r.code).toBe(0)
@@ -174,6 +182,8 @@ describe.skipIf(bwrapSkip || hostSkip === 'the launcher does not run here')('--p
     expect(r.stdout.split('\n')[0].trim().split(' ').filter((n) => n !== 'core')).toEqual(DEV)
     expect(r.stdout).not.toContain('SECRET')
     expect(r.stdout).toContain('CapBnd:\t0000000000000000')
+    expect(Number(/^procs: (\d+)$/m.exec(r.stdout)?.[1])).toBeLessThan(10)
+    expect(r.stdout).not.toContain('wrote')
   })
 
   it('without --cap-add the launcher is refused its mounts (exit 125) and the command never runs', async () => {

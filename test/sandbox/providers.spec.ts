@@ -115,9 +115,10 @@ describe('bwrap profile with the launcher\'s mounts', () => {
     const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, undefined, 'launcher')
     const outer = argv.slice(0, argv.indexOf('--'))
     expect(outer).not.toContain('--dev')
+    expect(outer).not.toContain('--proc')
     expect(outer.filter((a) => a.startsWith(out))).toEqual([])
     expect(at(outer, '--cap-drop', 'ALL')).toBeLessThan(at(outer, '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETPCAP'))
-    expect(argv.slice(argv.indexOf('--') + 1, argv.indexOf('--env'))).toEqual(['/l/landlock-run', '--no-supervisor', '--private-mounts', '--mount-dev',
+    expect(argv.slice(argv.indexOf('--') + 1, argv.indexOf('--env'))).toEqual(['/l/landlock-run', '--no-supervisor', '--private-mounts', '--mount-proc', '--mount-dev',
       '--hide', path.join(out, 'creds'), '--hide', path.join(out, 'token'), '--mount-ro', path.join(out, 'creds/public')])
     // bwrap's own mounts: the same covers, made by bwrap
     const classic = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, undefined, 'bwrap')
@@ -126,11 +127,14 @@ describe('bwrap profile with the launcher\'s mounts', () => {
     expect(at(classic, '--ro-bind', '/dev/null', path.join(out, 'token'))).toBeGreaterThan(0)
   })
 
-  it('a workspace or writable root under /dev keeps bwrap\'s mounts: the launcher\'s /dev would cover it', () => {
-    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], ro('/dev/shm/ws'), undefined, 'launcher')
-    expect(argv).toContain('--dev')
-    expect(argv).not.toContain('--cap-add')
-    expect(argv).not.toContain('--private-mounts')
+  it('a workspace or writable root under /dev or /proc keeps bwrap\'s mounts: the launcher\'s own would cover it', () => {
+    for (const policy of [ro('/dev/shm/ws'), rw('/srv/ws', { writableRoots: ['/srv/ws', '/proc/x'] })]) {
+      const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, undefined, 'launcher')
+      expect(argv).toContain('--dev')
+      expect(argv).toContain('--proc')
+      expect(argv).not.toContain('--cap-add')
+      expect(argv).not.toContain('--private-mounts')
+    }
   })
 })
 

@@ -74,19 +74,20 @@ function networkArgs(policy: ResolvedPolicy): string[] {
 }
 
 /**
- * Who makes the minimal /dev and the read policy's covers: bwrap (`--dev`,
- * `--tmpfs`/`--ro-bind /dev/null` per denied path, each bind another read of
- * the mount table), or the launcher inside (`--private-mounts --mount-dev
- * --hide`, with CAP_SYS_ADMIN in bwrap's user namespace until it drops every
- * capability, before its ruleset, filter and exec). The same mounts either
- * way; the launcher's cost ~0.4 ms less a bind. See
+ * Who makes /proc, the minimal /dev and the read policy's covers: bwrap
+ * (`--proc`, `--dev`, `--tmpfs`/`--ro-bind /dev/null` per denied path, each
+ * bind another read of the mount table), or the launcher inside
+ * (`--private-mounts --mount-proc --mount-dev --hide`, with CAP_SYS_ADMIN
+ * in bwrap's user namespace until it drops every capability, before its
+ * ruleset, filter and exec). The same mounts either way; the launcher's
+ * cost ~0.4 ms less a bind. See
  * docs/decisions/2026-12-01-private-mounts.md.
  */
 export type BwrapMounts = 'launcher' | 'bwrap'
 
-/** Whether the launcher can make the covers for this policy: not when a bind lies under /dev, which its /dev would cover. */
+/** Whether the launcher can make the mounts for this policy: not when a bind lies under /proc or /dev, which its own would cover. */
 export function launcherMountsFit(policy: ResolvedPolicy): boolean {
-  return ![policy.workspace, ...policy.writableRoots].some((path) => isInside('/dev', path))
+  return ![policy.workspace, ...policy.writableRoots].some((path) => isInside('/dev', path) || isInside('/proc', path))
 }
 
 export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string[], policy: ResolvedPolicy, mounts: HideMounts = hideMounts(policy), by: BwrapMounts = 'bwrap'): string[] {
@@ -104,8 +105,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
     '--ro-bind', '/', '/',
     // Why this order: later mounts cover earlier ones, so a workspace under /tmp is bound after the private /tmp
     '--tmpfs', '/tmp',
-    '--proc', '/proc',
-    ...(inner ? [] : ['--dev', '/dev']),
+    ...(inner ? [] : ['--proc', '/proc', '--dev', '/dev']),
     // Why: a launcher installed under /tmp (a checkout there) would be hidden by the private /tmp
     ...(coveredInside(launcher) ? ['--ro-bind', launcher, launcher] : []),
     // Why a bind, not a path under the workspace: the socket is the host's, in a directory only the proxy can write
@@ -121,7 +121,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   // Why --no-supervisor: the launcher is PID 2 under bwrap's reaper, which exits with it and takes
   // the whole PID namespace along, so a supervising process inside would only cost a clone and two wake-ups
   args.push('--chdir', policy.workspace, '--', launcher, '--no-supervisor')
-  if (inner) args.push('--private-mounts', '--mount-dev', ...launcherHideArgs(mounts))
+  if (inner) args.push('--private-mounts', '--mount-proc', '--mount-dev', ...launcherHideArgs(mounts))
   args.push(...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   for (const root of policy.writableRoots) args.push('--rw', root)
   args.push(...net, '--', ...argv)
