@@ -113,6 +113,36 @@ describe('the CLI bundle', () => {
       expect(traced(trace)).toEqual([])
     }, 60_000)
 
+    it('a vendored file runs with the code cache built beside it, and as before without a usable one', () => {
+      const copy = mkdtempSync(join(dir, 'vendor-'))
+      const file = join(copy, 'yaml.cjs')
+      copyFileSync(vendor('yaml.cjs'), file)
+      // each in a process of its own: V8 keeps what it compiled, so a second compile in one process says nothing
+      const runIn = (): string => {
+        const script = `import { runVendored } from ${JSON.stringify(pathToFileURL(join(root, 'core/dsh/scripts/vendor-load.js')).href)}
+const { exports, cache } = runVendored(${JSON.stringify(file)})
+const yaml = exports[Object.keys(exports).find((key) => key.endsWith('/yaml/dist/index.js'))]
+process.stdout.write(JSON.stringify({ cache, parsed: yaml.parse('plugins:\\n  workspace-tools: {}\\n') }))`
+        const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })
+        expect(result.status, result.stderr).toBe(0)
+        const { cache, parsed } = JSON.parse(result.stdout)
+        expect(parsed).toEqual({ plugins: { 'workspace-tools': {} } })
+        return cache
+      }
+      expect(runIn()).toBe('none')
+      // the build's cache, for this source
+      copyFileSync(vendor('yaml.cjs.cache'), `${file}.cache`)
+      expect(runIn()).toBe('used')
+      // V8 data that is not V8's, under the right source digest: V8 rejects it, the file is compiled as without one
+      const cache = readFileSync(`${file}.cache`)
+      writeFileSync(`${file}.cache`, Buffer.concat([cache.subarray(0, 32), Buffer.alloc(cache.length - 32, 7)]))
+      expect(runIn()).toBe('rejected')
+      // a cache made from another source is never given to V8
+      copyFileSync(vendor('yaml.cjs.cache'), `${file}.cache`)
+      writeFileSync(file, `${readFileSync(vendor('yaml.cjs'), 'utf8')}\n// changed\n`)
+      expect(runIn()).toBe('stale')
+    }, 60_000)
+
     it('dsh exec reads its config with the vendored yaml and checks arguments with the vendored Ajv', () => {
       const cwd = mkdtempSync(join(dir, 'exec-'))
       const config = join(cwd, 'dsh.yml')

@@ -47,9 +47,32 @@ const REQUIRED_FROM_DISK = ['re2js', 'picomatch', 'ignore']
 // (a config file) were half the bytes dsh mcp compiled before its first answer, which needs neither
 const VENDORED = { ajv: ['ajv', 'ajv-formats', '@modelcontextprotocol/sdk/validation/ajv'], yaml: ['yaml'] }
 const vendorGroup = (specifier) => Object.keys(VENDORED).find((group) => VENDORED[group].includes(specifier))
+// each group's usual first work, run by the build so that the code cache written beside its file
+// (vendor-load.js) holds what that work compiles: a tool's first validation, a config file read
+const EXERCISE = {
+  ajv(exports) {
+    const { Ajv } = exports[vendoredKey(exports, '/ajv/dist/ajv.js')]
+    const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, addUsedSchema: false })
+    const check = ajv.compile({ type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer', minimum: 1 } }, required: ['path'], additionalProperties: false })
+    if (check({ path: '.', limit: 0 })) throw new Error('the vendored Ajv accepted what it must refuse')
+    ajv.errorsText(check.errors)
+  },
+  yaml(exports) {
+    const { LineCounter, parseDocument } = exports[vendoredKey(exports, '/yaml/dist/index.js')]
+    const lineCounter = new LineCounter()
+    const doc = parseDocument('dataDir: .dsh\nplugins:\n  workspace-tools:\n    workspace: .\n', { lineCounter })
+    if (doc.errors.length || doc.toJS().plugins['workspace-tools'].workspace !== '.') throw new Error('the vendored yaml misread its exercise')
+  },
+}
+const vendoredKey = (exports, ending) => {
+  const key = Object.keys(exports).find((name) => name.endsWith(ending))
+  if (!key) throw new Error(`no vendored module ends in ${ending}`)
+  return key
+}
 
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
 const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
+const { vendorCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'vendor-load.js')).href)
 
 /** The nearest package.json above `file`: its directory and name. */
 const owners = new Map()
@@ -75,6 +98,7 @@ function ownerOf(file) {
 const isThirdParty = (file) => file.split(sep).includes('node_modules') && !ownerOf(file).name.startsWith('@dsh/') && ownerOf(file).name !== 'dsh'
 const SELF_LOCATING = /\bimport\.meta\.(?:url|dirname|filename|resolve)\b|\b__dirname\b|\b__filename\b/
 const helper = join(packageDir, 'scripts', 'module-url.js')
+const vendorLoader = join(packageDir, 'scripts', 'vendor-load.js')
 
 const BUILTIN = new Set(builtinModules)
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
@@ -133,7 +157,7 @@ const originalUrls = {
   name: 'dsh-original-urls',
   setup(b) {
     b.onLoad({ filter: /\.(?:m?js|cjs)$/ }, async (args) => {
-      if (args.path === helper || args.path.startsWith(entries + sep)) return undefined
+      if (args.path === helper || args.path === vendorLoader || args.path.startsWith(entries + sep)) return undefined
       const contents = readFileSync(args.path, 'utf8')
       if (!SELF_LOCATING.test(contents)) return undefined
       if (isThirdParty(args.path)) {
@@ -234,7 +258,9 @@ try {
     const entry = join(entries, `vendor-${group}.cjs`)
     const getters = [...modules].sort(([a], [b]) => a.localeCompare(b)).map(([key, file]) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}) },`)
     writeFileSync(entry, `module.exports = {\n${getters.join('\n')}\n}\n`)
-    await build({ entryPoints: [entry], outfile: join(building, 'vendor', `${group}.cjs`), bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', sourcemap: true, logLevel: 'warning' })
+    const outfile = join(building, 'vendor', `${group}.cjs`)
+    await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', sourcemap: true, logLevel: 'warning' })
+    writeFileSync(`${outfile}.cache`, vendorCache(outfile, EXERCISE[group]))
   }
 } catch (error) {
   rmSync(building, { recursive: true, force: true })

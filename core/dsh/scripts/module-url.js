@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { loadVendored } from './vendor-load.js'
 
 const roots = new Map()
 
@@ -45,15 +46,17 @@ export function moduleUrl(name, within, via) {
   return pathToFileURL(join(rootOf(name, via), within)).href
 }
 
-const vendorRequire = createRequire(import.meta.url)
+const vendor = new Map()
 
 /**
  * A module the bundle keeps in a CommonJS file of its own (dist/vendor/<group>.cjs, which the
- * build writes with it), by its path from dsh's package: the file is read and compiled on the
- * first such require, so a command that never needs Ajv or yaml loads neither.
+ * build writes with it), by its path from dsh's package: the file is read and compiled (with its
+ * code cache: vendor-load.js) on the first such require, so a command that never needs Ajv or yaml
+ * loads neither.
  */
 export function vendored(group, key) {
-  const exports = vendorRequire(join(rootOf('dsh', []), 'dist', 'vendor', `${group}.cjs`))
+  let exports = vendor.get(group)
+  if (!exports) vendor.set(group, (exports = loadVendored(join(rootOf('dsh', []), 'dist', 'vendor', `${group}.cjs`))))
   if (!Object.hasOwn(exports, key)) throw new Error(`dsh's bundle: dist/vendor/${group}.cjs holds no ${key} (rebuild with npm run build)`)
   return exports[key]
 }
