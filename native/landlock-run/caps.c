@@ -78,9 +78,19 @@ void drop_capabilities(void)
 		 * setting is locked so the command cannot undo it. */
 		if (prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0))
 			fail("PR_SET_SECUREBITS: %s", strerror(errno));
-		for (cap = 0; cap <= last; cap++)
+		/* Why a capability we do not hold is read first: each drop makes
+		 * new credentials (and RCU-frees the old) even for one already
+		 * gone, ~3 us against ~0.4 us a read; inside bwrap (--cap-add) 39
+		 * of 41 are gone, for a root caller none, so those are dropped
+		 * unread. verify_no_capabilities() reads every one again. */
+		for (cap = 0; cap <= last; cap++) {
+			__u32 held = cap < 32 ? d[0].permitted & (1U << cap) : d[1].permitted & (1U << (cap - 32));
+
+			if (!held && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 0)
+				continue;
 			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
 				fail("PR_CAPBSET_DROP %d: %s", cap, strerror(errno));
+		}
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))
 		fail("clearing ambient capabilities: %s", strerror(errno));
