@@ -25,6 +25,13 @@ if (process.argv[2] === '--bare') {
   process.exit(0)
 }
 
+// The host's call ids are made as dsh mcp makes them from a request id, with JSON.stringify: a
+// number a template or String() turns into a string stays in V8's number-to-string cache until
+// another number takes its slot, so `c${n}` made every call leave a string that outlived two young
+// collections — 48 bytes a call of the host's own, enough to double V8's young generation (16 to
+// 32 MB) before 100,000 calls. DSH_MEMORY_TEMPLATE_IDS=1 makes them with the template again.
+const callIdOf = process.env.DSH_MEMORY_TEMPLATE_IDS === '1' ? (n) => `c${n}` : (n) => `c${JSON.stringify(n)}`
+
 const checkpoints = process.argv[2].split(',').map(Number)
 const toolCount = Number(process.argv[3] ?? 1000)
 // the calls go round the first `called` tools (default: all of them)
@@ -50,7 +57,7 @@ try {
   let done = 0
   for (const target of checkpoints) {
     for (; done < target; done++) {
-      const result = await kernel.execute({ callId: `c${done}`, name: `tool${done % called}`, arguments: { [`n${done % called}`]: done }, session })
+      const result = await kernel.execute({ callId: callIdOf(done), name: `tool${done % called}`, arguments: { [`n${done % called}`]: done }, session })
       if (result.isError) throw new Error(`call ${done} failed: ${JSON.stringify(result)}`)
     }
     await session.flush()

@@ -2,7 +2,7 @@
  * Argument validation with Ajv. A schema is checked against the JSON Schema
  * meta-schema when the tool is registered (cheap; a bad schema is refused
  * then) and compiled on the tool's first call, once; the compiled validator is
- * kept with the tool. Ajv never coerces, removes or defaults anything here:
+ * kept with the tool, and shared by every tool whose schema is equal. Ajv never coerces, removes or defaults anything here:
  * arguments are validated, never rewritten, since they were logged as given.
  *
  * The draft-07 meta-schema check is Ajv's own validator for it, generated
@@ -11,8 +11,10 @@
  * loaded on the first compile (a tool's first call), or to check a schema
  * naming another `$schema`.
  */
+import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv'
+import { snapshot } from '@dsh/kernel'
 import { validate as validateDraft07 } from './json-schema-meta.generated.js'
 import type { JsonSchema } from './types.js'
 
@@ -63,22 +65,46 @@ export function schemaProblem(schema: unknown, what = 'parameters'): string | un
 export type ArgumentCheck = (args: unknown) => string | undefined
 
 /**
+ * The checks compiled so far, by what they check and the schema's JSON (hashed): tools whose
+ * schemas are equal share one validator, and a tool registered again with the same schema (a
+ * plugin reloaded) gets the one it had. Ajv keys its own cache by schema object and holds every
+ * schema it compiled, with its validator, as long as the instance lives; keyed by content, that
+ * is one per distinct schema, not one per registration. Only successful compiles are kept.
+ */
+const compiled = new Map<string, ArgumentCheck>()
+
+/** The cache key of `schema`, or undefined when it is not plain JSON (then it is compiled alone). */
+function keyOf(schema: JsonSchema, subject: string): string | undefined {
+  let text: string
+  try {
+    text = JSON.stringify(snapshot(schema))
+  } catch {
+    return undefined
+  }
+  return `${subject}:${createHash('sha256').update(text).digest('base64')}`
+}
+
+/**
  * Compile a schema into a check returning a readable problem, or undefined;
  * `subject` names what is checked in the problem (`arguments`, `value`).
+ * Equal schemas share one check (see `compiled`).
  */
 export function compileCheck(schema: JsonSchema, subject = 'arguments'): ArgumentCheck {
-  let validate: ValidateFunction
+  const key = keyOf(schema, subject)
+  const known = key === undefined ? undefined : compiled.get(key)
+  if (known) return known
   const what = subject === 'arguments' ? 'parameters' : 'output'
   // the meta-schema check Ajv itself no longer makes (a registered schema passed it already)
   const problem = schemaProblem(schema, `the tool's ${what} schema`)
   if (problem) return () => problem
+  let validate: ValidateFunction
   try {
     validate = ajv().compile(schema)
   } catch (error) {
     const message = `the tool's ${what} schema cannot be compiled: ${(error as Error).message}`
     return () => message
   }
-  return (args) => {
+  const check: ArgumentCheck = (args) => {
     if (validate(args)) return undefined
     const error = validate.errors?.[0]
     if (!error) return subject === 'arguments' ? 'arguments do not match the schema' : `${subject} does not match the schema`
@@ -86,4 +112,6 @@ export function compileCheck(schema: JsonSchema, subject = 'arguments'): Argumen
     const extra = error.keyword === 'additionalProperties' ? ` (${JSON.stringify((error.params as any).additionalProperty)})` : ''
     return `${where} ${error.message ?? 'is invalid'}${extra}`
   }
+  if (key !== undefined) compiled.set(key, check)
+  return check
 }

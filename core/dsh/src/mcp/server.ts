@@ -138,7 +138,9 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const own = open()
     const { name } = request.params
     const args = request.params.arguments ?? {}
-    const callId = `mcp-${String(extra.requestId)}`
+    // a numeric id through JSON.stringify: String() would leave its text in V8's number-to-string
+    // cache, which keeps it past young collections (it grew the young generation of a long session)
+    const callId = `mcp-${typeof extra.requestId === 'number' ? JSON.stringify(extra.requestId) : String(extra.requestId)}`
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
     const token = request.params._meta?.progressToken
