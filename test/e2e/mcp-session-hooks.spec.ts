@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { gone } from '../processes.js'
 import { connect, mcpServers, until } from './mcp-helpers.js'
 
 const start = mcpServers()
@@ -43,5 +44,31 @@ describe('dsh mcp runs SessionStart and SessionEnd hooks', { timeout: 90_000 }, 
     } finally {
       await again.close()
     }
+  })
+
+  it('a SessionEnd hook at its 600 s default does not hold the shutdown: killed with its process group at the 1.5 s budget, recorded, and the server exits', async () => {
+    const hooks = { SessionEnd: [{ hooks: [{ type: 'command', command: 'cat > /dev/null; sleep 600 & echo $! > "$CLAUDE_PROJECT_DIR/sleeper.pid"; wait' }] }] }
+    const { ws, conn } = await start({ plugins: { 'hooks-claude-code': { hooks } } })
+    const pid = conn.transport.pid!
+    const exited = new Promise<number>((resolve) => {
+      const poll = setInterval(() => {
+        try {
+          process.kill(pid, 0)
+        } catch {
+          clearInterval(poll)
+          resolve(Date.now())
+        }
+      }, 20)
+    })
+    const closing = Date.now()
+    // a host stopping the server: SIGTERM, a clean shutdown
+    process.kill(pid, 'SIGTERM')
+    const took = (await exited) - closing
+    expect(took).toBeLessThan(15_000)
+    // it ended by itself: the hook's result was written before the log closed
+    const results = ws.events().filter((e) => e.type === 'hook/result' && e.data.event === 'SessionEnd')
+    expect(results.map((e) => e.data.failure)).toEqual(['aborted'])
+    const sleeper = Number(readFileSync(join(ws.dir, 'sleeper.pid'), 'utf8'))
+    expect(await gone(sleeper)).toBe(true)
   })
 })

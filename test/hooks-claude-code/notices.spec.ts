@@ -5,11 +5,12 @@
  * `hook/invoked` and `hook/result`; a failing one is recorded and never
  * changes a decision — whatever it prints, an approval stays the person's.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { gone } from '../processes.js'
 import type { SessionEvent } from '@dsh/kernel'
-import { parseHooks } from '@dsh/hooks-claude-code'
+import { parseHooks, sessionEndBudgetMs } from '@dsh/hooks-claude-code'
 import { approvals, fixture, group, hooksKernel, type HooksKernel } from './helpers.js'
 
 let k: HooksKernel | undefined
@@ -151,6 +152,62 @@ describe('SessionStart and SessionEnd', () => {
     await k.ctx.sessions.end(s, { reason: 'other' })
     const onDisk = readFileSync(s.path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SessionEvent)
     expect(onDisk.filter((e) => e.type === 'hook/result').map((e) => (e.data as Data).failure)).toEqual(['timeout'])
+  })
+
+  it('a session closed by its own close() runs SessionEnd once (reason other) before its log closes; ending it again runs nothing more', async () => {
+    k = await hooksKernel({ hooks })
+    const s = k.ctx.sessions.open({ id: 'closes-itself' })
+    s.close()
+    // ending a session already ending waits for it, and runs nothing more
+    await k.ctx.sessions.end(s, { reason: 'clear' })
+    s.close()
+    expect(read(k, 'end')).toMatchObject({ session_id: 'closes-itself', hook_event_name: 'SessionEnd', reason: 'other' })
+    const onDisk = readFileSync(s.path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SessionEvent)
+    expect(onDisk.filter((e) => e.type === 'hook/result').map((e) => (e.data as Data).event)).toEqual(['SessionStart', 'SessionEnd'])
+    await expect(s.append('turn/begin', { turn: 1 })).rejects.toMatchObject({ code: 'SESSION_CLOSED' })
+  })
+
+  it('the kernel stopping ends every open session: SessionEnd runs once for each, recorded in its own log', async () => {
+    // each run writes a file of its own (runs for different sessions overlap)
+    k = await hooksKernel({ hooks: { SessionEnd: [group(undefined, 'cat > "$CLAUDE_PROJECT_DIR/end-$$.json"')] } })
+    const a = k.ctx.sessions.open({ id: 'stop-a' })
+    const b = k.ctx.sessions.open({ id: 'stop-b' })
+    await k.dispose()
+    const dir = k.dir
+    const ends = readdirSync(dir).filter((n) => /^end-\d+\.json$/.test(n)).map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as Data)
+    expect(ends.map((e) => e.session_id).sort()).toEqual(['stop-a', 'stop-b', 'test'])
+    expect(ends.every((e) => e.reason === 'other')).toBe(true)
+    for (const s of [a, b]) {
+      const onDisk = readFileSync(s.path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SessionEvent)
+      expect(onDisk.filter((e) => e.type === 'hook/result').map((e) => (e.data as Data).event)).toEqual(['SessionEnd'])
+    }
+  })
+
+  it('a SessionEnd hook at the 600 s default is killed with its process group at the 1.5 s budget; the ending completes and records it', async () => {
+    // the hook leaves a sleeper in its group and waits on it
+    k = await hooksKernel({ hooks: { SessionEnd: [group(undefined, 'cat > /dev/null; sleep 600 & echo $! > "$CLAUDE_PROJECT_DIR/sleeper.pid"; wait')] } })
+    const s = k.ctx.sessions.open({ id: 'budget' })
+    const started = Date.now()
+    await k.ctx.sessions.end(s, { reason: 'other' })
+    const took = Date.now() - started
+    // bounded: the budget, the kill grace and the audit — not the hook's 600 s
+    expect(took).toBeGreaterThanOrEqual(1_400)
+    expect(took).toBeLessThan(10_000)
+    const sleeper = Number(readFileSync(join(k.dir, 'sleeper.pid'), 'utf8'))
+    expect(await gone(sleeper)).toBe(true)
+    const onDisk = readFileSync(s.path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SessionEvent)
+    expect(onDisk.filter((e) => e.type === 'hook/result').map((e) => [(e.data as Data).event, (e.data as Data).failure])).toEqual([['SessionEnd', 'aborted']])
+  })
+
+  it('the budget is Claude Code\'s: 1.5 s shared, raised to the longest timeout a matching SessionEnd hook sets, at most 60 s', () => {
+    const snapshot = (value: unknown) => ({ hooks: parseHooks(value, 'f', 'claude'), problems: [] })
+    const end = (matcher: string | undefined, timeout?: number) => ({ SessionEnd: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: 'true', ...(timeout ? { timeout } : {}) }] }] })
+    expect(sessionEndBudgetMs(snapshot(end(undefined)), 'other')).toBe(1_500)
+    expect(sessionEndBudgetMs(snapshot(end(undefined, 0.3)), 'other')).toBe(1_500)
+    expect(sessionEndBudgetMs(snapshot(end(undefined, 10)), 'other')).toBe(10_000)
+    expect(sessionEndBudgetMs(snapshot(end(undefined, 600)), 'other')).toBe(60_000)
+    expect(sessionEndBudgetMs(snapshot(end('clear', 10)), 'other')).toBe(1_500)
+    expect(sessionEndBudgetMs(snapshot({ SessionStart: [{ hooks: [{ type: 'command', command: 'true', timeout: 30 }] }] }), 'other')).toBe(1_500)
   })
 
   it('notice hooks may be async; tool-event hooks still may not', () => {

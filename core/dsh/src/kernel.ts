@@ -96,6 +96,9 @@ export async function createKernel(input?: KernelOptions, start: KernelStart = {
     async dispose() {
       if (disposed) return
       disposed = true
+      // Why before stopping: the plugins told of each ending (SessionEnd hooks) are still there, and may still append
+      const sessions = raw(ctx.sessions)
+      await Promise.all(sessions.list().map((session) => sessions.end(session, { reason: 'other' })))
       await ctx.stop()
     },
   }

@@ -128,7 +128,7 @@ async function runOne(env: DispatchEnv, spec: HookSpec, subject: HookSubject, in
 export const NO_HOOKS: Decided = Object.freeze({ kind: 'none' })
 
 /** Whether `event` has work: a hook whose matcher takes `match`, or a settings problem to report (and under `deny`, refuse by). */
-function applies(snapshot: Snapshot, event: HookEvent, match: string): boolean {
+export function hasWork(snapshot: Snapshot, event: HookEvent, match: string): boolean {
   return snapshot.problems.length > 0 || snapshot.hooks.some((hook) => hook.event === event && hook.matcher(match))
 }
 
@@ -152,7 +152,7 @@ export async function runHooks(env: DispatchEnv, event: HookEvent, subject: Hook
 export function runEvent(env: DispatchEnv, event: HookEvent, exec: Execution, result?: ToolResult): Decided | Promise<Decided> {
   const snapshot = env.refresh()
   const toolName = env.toolName(exec.name)
-  if (!applies(snapshot, event, toolName)) return NO_HOOKS
+  if (!hasWork(snapshot, event, toolName)) return NO_HOOKS
   return runHooks(env, event, {
     session: exec.session,
     signal: exec.signal,

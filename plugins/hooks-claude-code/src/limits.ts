@@ -20,3 +20,13 @@ export const RELOAD_DEBOUNCE_MS = 50
 
 /** The longest reason text a hook can put into a tool result. */
 export const MAX_REASON_CHARS = 8192
+
+/**
+ * What a session's SessionEnd hooks share when it ends (Claude Code's
+ * budget): past it they are killed with their process groups, so a hook at
+ * the 600 s default timeout cannot hold `dsh mcp` shutdown.
+ */
+export const SESSION_END_BUDGET_MS = 1_500
+
+/** The most a matching SessionEnd hook's own `timeout` raises that budget to. */
+export const SESSION_END_MAX_MS = 60_000

@@ -105,7 +105,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     return { ...after, reason: [verdict.reason, after.reason].filter((reason) => reason).join('; ') }
   })
 
-  const notices = new Notices(() => ready)
+  const notices = new Notices(() => ready, () => env)
   // PermissionRequest hooks answer before any person is asked (prepended), as Claude Code runs them before its dialog
   ctx.on('approval/request', async (request, next): Promise<ApprovalOutcome> => {
     const verdict = await run('PermissionRequest', request.exec)

@@ -4,9 +4,10 @@
  *
  * Plugins are told of a session's life: `session/opened` when this service
  * opens one (a new log, or one reopened with its events), `session/ending`
- * when a host ends one with `end()` — awaited, so listeners can still append
- * to it. Neither can stop anything: a listener that throws or rejects is
- * ignored.
+ * once when it ends — a host's `end()`, a host's own `session.close()` (reason
+ * `other`), or the kernel stopping (dsh's kernel ends every open session
+ * first) — awaited, so listeners can still append to it. Neither can stop
+ * anything: a listener that throws or rejects is ignored.
  */
 import { Context, Service } from 'cordis'
 import { join, resolve } from 'node:path'
@@ -30,22 +31,29 @@ declare module 'cordis' {
   interface Events {
     /** a session was opened by the sessions service (not told again for an id already open) */
     'session/opened'(session: Session, info: SessionOpened): void | Promise<void>
-    /** a host is ending a session (`ctx.sessions.end`); awaited before the log closes */
+    /** a session is ending (`ctx.sessions.end`, its own `close()`, the kernel stopping); told once, awaited before the log closes */
     'session/ending'(session: Session, info: SessionEnding): void | Promise<void>
   }
 }
 
 type Listener = (session: Session, info: object) => unknown
 
-/** Every listener's promise, settled whatever it does. */
-function tell(ctx: Context, name: 'session/opened' | 'session/ending', session: Session, info: object): Promise<unknown> {
+/** Every listener's promise, settled whatever it does; undefined when none returned one (nothing to wait for). */
+function tell(ctx: Context, name: 'session/opened' | 'session/ending', session: Session, info: object): Promise<unknown> | undefined {
   const pending: Promise<unknown>[] = []
   for (const listener of listenerList(ctx, name).current() as readonly Listener[]) {
     try {
-      pending.push(Promise.resolve(listener(session, info)).catch(() => {}))
+      const result = listener(session, info)
+      if (result && typeof (result as PromiseLike<unknown>).then === 'function') pending.push(Promise.resolve(result).catch(() => {}))
     } catch {}
   }
-  return Promise.all(pending)
+  return pending.length ? Promise.all(pending) : undefined
+}
+
+/** A session this service opened: its own close, and its ending once begun. */
+interface Ending {
+  close: () => void
+  done?: Promise<void>
 }
 
 export interface SessionServiceConfig {
@@ -56,6 +64,7 @@ export interface SessionServiceConfig {
 export class SessionService extends Service {
   readonly dir: string
   private opened = new Map<string, Session>()
+  private endings = new WeakMap<Session, Ending>()
 
   constructor(ctx: Context, config: SessionServiceConfig = {}) {
     super(ctx, 'sessions', true)
@@ -68,6 +77,10 @@ export class SessionService extends Service {
     if (existing && options.dir === undefined) return existing
     const session = new Session(this.dir, options)
     this.opened.set(session.id, session)
+    const ending: Ending = { close: session.close.bind(session) }
+    this.endings.set(session, ending)
+    // Why: a host closing the session itself ends it all the same — its ending listeners run first, once
+    session.close = () => this.closing(session, ending)
     session.onClose(() => {
       if (this.opened.get(session.id) === session) this.opened.delete(session.id)
     })
@@ -79,10 +92,33 @@ export class SessionService extends Service {
    * End a session: tell the `session/ending` listeners and wait for them
    * (they may still append), flush the log, close it. Never rejects.
    */
-  async end(session: Session, info: SessionEnding): Promise<void> {
-    await tell(this.ctx, 'session/ending', session, { reason: String(info?.reason ?? '') } satisfies SessionEnding)
-    await session.flush().catch(() => {})
-    session.close()
+  end(session: Session, info: SessionEnding): Promise<void> {
+    const ending = this.endings.get(session)
+    if (ending?.done) return ending.done
+    const close = ending?.close ?? (() => session.close())
+    const done = (async () => {
+      await tell(this.ctx, 'session/ending', session, { reason: String(info?.reason ?? '') } satisfies SessionEnding)
+      await session.flush().catch(() => {})
+      close()
+    })()
+    if (ending) ending.done = done
+    return done
+  }
+
+  /**
+   * `session.close()` on a session this service opened: the `session/ending`
+   * listeners are told (reason `other`) as by `end()`, once; with nothing to
+   * wait for it closes at once, else when they are done (the log stays open
+   * for what they append).
+   */
+  private closing(session: Session, ending: Ending): void {
+    if (ending.done) return
+    const told = tell(this.ctx, 'session/ending', session, { reason: 'other' } satisfies SessionEnding)
+    if (!told) {
+      ending.done = Promise.resolve()
+      return ending.close()
+    }
+    ending.done = told.then(() => session.flush().catch(() => {})).then(() => ending.close())
   }
 
   /** The sessions this service has open. */
@@ -90,7 +126,8 @@ export class SessionService extends Service {
     return [...this.opened.values()]
   }
 
+  /** Closes what is still open without telling anyone: the kernel ends its sessions (`end`) before it stops. */
   protected override stop(): void {
-    for (const session of [...this.opened.values()]) session.close()
+    for (const session of [...this.opened.values()]) (this.endings.get(session)?.close ?? (() => session.close()))()
   }
 }
