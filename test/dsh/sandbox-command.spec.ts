@@ -10,20 +10,14 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
+import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { readProtected } from '@dsh/sandbox'
 
 const CLI = path.join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
-// Why a TMPDIR of its own (for this file's process and the CLI it runs): the ledger is shared by every dsh process of the user, and another one could act on this test's record first
-const privateTmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-sandbox-cli-tmp-')))
-const tmpdirBefore = process.env.TMPDIR
-process.env.TMPDIR = privateTmp
-afterAll(() => {
-  if (tmpdirBefore === undefined) delete process.env.TMPDIR
-  else process.env.TMPDIR = tmpdirBefore
-  fs.rmSync(privateTmp, { recursive: true, force: true })
-})
+// the ledger is shared by every dsh process of the user: this file's records stay its own
+usePrivateTmpdir('dsh-sandbox-cli-tmp-')
 const temps: string[] = []
 afterEach(() => {
   for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })

@@ -9,19 +9,13 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
+import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { clearUnrestored, ledgerDir, leaseProtected, listUnrestored, readProtected, stateFile, unrestoredFile } from '@dsh/sandbox'
 
 const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
-// Why a TMPDIR of its own (this file's process and the processes it starts): the ledger is shared by every dsh process of the user, and another one's first lease would put back what these tests' killed holders left before the test's own reader or lease
-const privateTmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-reclaim-tmp-')))
-const tmpdirBefore = process.env.TMPDIR
-process.env.TMPDIR = privateTmp
-afterAll(() => {
-  if (tmpdirBefore === undefined) delete process.env.TMPDIR
-  else process.env.TMPDIR = tmpdirBefore
-  fs.rmSync(privateTmp, { recursive: true, force: true })
-})
+// the ledger is shared by every dsh process of the user: this file's records stay its own
+usePrivateTmpdir('dsh-reclaim-tmp-')
 const temps: string[] = []
 function tmp(): string {
   const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-reclaim-')))
