@@ -73,6 +73,9 @@ describe('lockSession', () => {
     lock.release()
     // a lock naming no pid: being written by a holder while it is young, stale once older than a second
     writeFileSync(lockFile, 'garbage')
+    // young however long the machine stalls before the next line: its time is a minute ahead
+    const ahead = new Date(Date.now() + 60_000)
+    utimesSync(lockFile, ahead, ahead)
     expect(() => lockSession('s1', path)).toThrow(/is being locked by another process/)
     expect(readFileSync(lockFile, 'utf8')).toBe('garbage')
     const past = new Date(Date.now() - 5_000)

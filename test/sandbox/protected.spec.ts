@@ -6,7 +6,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, protectedStamp, readProtected, restoreProtected, scanProtected, snapshotProtected, unrestoredFile } from '@dsh/sandbox'
+import { usePrivateTmpdir } from '../private-tmpdir.js'
 
+// the stamp test reads the ledger's directory time: no other test file may touch this file's ledger
+usePrivateTmpdir('dsh-protected-tmp-')
 const temps: string[] = []
 function tmp(): string {
   const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-protected-')))
@@ -204,7 +207,7 @@ describe('the ledger of protected entries in use', () => {
 
   it('protectedStamp, kept while the ledger directory stands still, changes when a call takes the entry and when its holder dies', async () => {
     const { ws, claude, file } = claudeWorkspace()
-    // the ledger is shared with every other test: wait (bounded) until its directory is old enough for a stamp to be kept
+    // wait (bounded) until the ledger's directory is old enough for a stamp to be kept
     const settled = async () => {
       for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
         if (Date.now() - fs.statSync(ledgerDir()).ctimeMs > 2_100) return true
