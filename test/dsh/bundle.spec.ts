@@ -1,11 +1,12 @@
 /**
  * The CLI's bundle (core/dsh/dist, made by `npm run build`): bin/dsh.js runs
- * it, and a plugin from outside it — loaded by its path or by a package name —
+ * it — one CommonJS script, dist/cli.cjs, compiled with the code cache beside
+ * it — and a plugin from outside it, loaded by its path or by a package name,
  * shares the kernel's one copy of cordis, @dsh/kernel and the bundled plugins,
  * as it does when the CLI runs from lib/.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -81,6 +82,55 @@ describe('the CLI bundle', () => {
     expect(copies(BIN, FIXTURE, '@dsh/workspace-tools')).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false })
   })
 
+  describe("the script's code cache", () => {
+    // a dsh package of its own (bin/, a copy of dist/, lib/ and node_modules linked), whose cache each case changes
+    const packageCopy = (): string => {
+      const pkg = mkdtempSync(join(dir, 'package-'))
+      mkdirSync(join(pkg, 'bin'))
+      copyFileSync(BIN, join(pkg, 'bin', 'dsh.js'))
+      copyFileSync(join(root, 'core/dsh/package.json'), join(pkg, 'package.json'))
+      cpSync(join(root, 'core/dsh/dist'), join(pkg, 'dist'), { recursive: true })
+      symlinkSync(join(root, 'core/dsh/lib'), join(pkg, 'lib'))
+      symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'))
+      return pkg
+    }
+    // each in a process of its own: V8 keeps what it compiled, so a second compile in one process says nothing
+    const start = (pkg: string, flags: string[] = []): string => {
+      const run = spawnSync(process.execPath, [...flags, join(pkg, 'bin', 'dsh.js'), '--version'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'dsh-bundle' }, timeout: 60_000 })
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/^dsh \d+\.\d+\.\d+/)
+      return /code cache ([^\n]+)/.exec(run.stderr)?.[1] ?? `no report in ${run.stderr}`
+    }
+    const script = (pkg: string) => join(pkg, 'dist', 'cli.cjs')
+
+    it('is used as the build wrote it, from a package outside the repository', () => {
+      expect(start(packageCopy())).toBe('used')
+    }, 60_000)
+
+    it('V8 data that is not V8\'s, under the right source digest: rejected, the script compiled without it', () => {
+      const pkg = packageCopy()
+      const cache = readFileSync(`${script(pkg)}.cache`)
+      writeFileSync(`${script(pkg)}.cache`, Buffer.concat([cache.subarray(0, 32), Buffer.alloc(cache.length - 32, 7)]))
+      expect(start(pkg)).toBe('rejected')
+    }, 60_000)
+
+    it('a cache made from another source is never given to V8', () => {
+      const pkg = packageCopy()
+      appendFileSync(script(pkg), '\n// changed\n')
+      expect(start(pkg)).toBe('stale')
+    }, 60_000)
+
+    it('without a cache the script is compiled from its source', () => {
+      const pkg = packageCopy()
+      rmSync(`${script(pkg)}.cache`)
+      expect(start(pkg)).toBe('none')
+    }, 60_000)
+
+    it('with source maps on, node requires the script (and reads its map) instead', () => {
+      expect(start(packageCopy(), ['--enable-source-maps'])).toBe('unused (source maps)')
+    }, 60_000)
+  })
+
   describe('Ajv and yaml stay in dist/vendor/ until a command needs them', () => {
     const vendor = (name: string) => join(root, 'core/dsh/dist/vendor', name)
     const traced = (trace: string): string[] => JSON.parse(readFileSync(trace, 'utf8'))
@@ -88,8 +138,10 @@ describe('the CLI bundle', () => {
     it('dsh mcp with the default set answers tools/list without loading either', async () => {
       const cwd = mkdtempSync(join(dir, 'mcp-'))
       const trace = join(cwd, 'trace.json')
-      const child = spawn(process.execPath, ['--require', VENDOR_TRACE, BIN, 'mcp'], { cwd, env: { ...process.env, DSH_TEST_VENDOR_TRACE: trace }, stdio: ['pipe', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['--require', VENDOR_TRACE, BIN, 'mcp'], { cwd, env: { ...process.env, DSH_TEST_VENDOR_TRACE: trace, NODE_DEBUG: 'esm' }, stdio: ['pipe', 'pipe', 'pipe'] })
       let stderr = ''
+      // the ES modules node loaded by the first answer (NODE_DEBUG=esm prints each as it stores it)
+      let modulesBeforeAnswer: string[] | undefined
       child.stderr.on('data', (chunk) => (stderr += chunk))
       const tools = await new Promise<unknown[]>((resolve, reject) => {
         let buffered = ''
@@ -101,7 +153,10 @@ describe('the CLI bundle', () => {
           for (const line of lines) {
             const message = JSON.parse(line)
             if (message.id === 1) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`)
-            if (message.id === 2) resolve(message.result.tools)
+            if (message.id === 2) {
+              modulesBeforeAnswer = [...stderr.matchAll(/Storing (file:\/\/\S+)/g)].map((match) => match[1])
+              resolve(message.result.tools)
+            }
           }
         })
         child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-spec', version: '1' } } })}\n`)
@@ -111,6 +166,13 @@ describe('the CLI bundle', () => {
       child.stdin.end()
       expect(await exited, stderr).toBe(0)
       expect(traced(trace)).toEqual([])
+      // the code came from the script: node's ES module loader loaded bin/dsh.js and dist/cli.js alone
+      expect(modulesBeforeAnswer).toEqual([pathToFileURL(BIN).href, pathToFileURL(BUNDLE).href])
+      // and the script holds neither Ajv nor yaml (its source map lists every module bundled in it) but
+      // Ajv's deep-equal helper, which the validators it compiles call (a one-line module)
+      const sources: string[] = JSON.parse(readFileSync(join(root, 'core/dsh/dist/cli.cjs.map'), 'utf8')).sources
+      expect(sources.filter((source) => /\/node_modules\/(?:ajv|ajv-formats|yaml)\//.test(source))).toEqual(['../../../node_modules/ajv/lib/runtime/equal.ts'])
+      expect(sources.some((source) => source.includes('/node_modules/@modelcontextprotocol/sdk/'))).toBe(true)
     }, 60_000)
 
     it('a vendored file runs with the code cache built beside it, and as before without a usable one', () => {

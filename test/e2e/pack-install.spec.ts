@@ -75,9 +75,9 @@ function cleanEnv(): Record<string, string> {
 let work: string
 let project: string
 
-function run(argv: string[], timeout = 120_000, cwd = project) {
+function run(argv: string[], timeout = 120_000, cwd = project, env: Record<string, string> = {}) {
   const [command, ...args] = hidden(argv)
-  return spawnSync(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout })
+  return spawnSync(command, args, { cwd, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout })
 }
 
 beforeAll(() => {
@@ -174,6 +174,11 @@ describe('the packages, installed from their tarballs', () => {
 
   it('the installed dsh runs its bundle, and a plugin of the project shares the bundle\'s cordis, @dsh/kernel and bundled plugins', () => {
     expect(fs.existsSync(installed('dsh', 'dist', 'cli.js')), 'the tarball holds the bundle').toBe(true)
+    // its script runs with the code cache the build wrote beside it, from outside the repository
+    expect(fs.existsSync(installed('dsh', 'dist', 'cli.cjs.cache')), 'the tarball holds the script\'s code cache').toBe(true)
+    const version = run([installed('.bin', 'dsh'), '--version'], 120_000, project, { NODE_DEBUG: 'dsh-bundle' })
+    expect(version.status, version.stderr).toBe(0)
+    expect(version.stderr).toContain(`${installed('dsh', 'dist', 'cli.cjs')}: code cache used`)
     const plugin = path.join(project, 'shared-copies.mjs')
     fs.copyFileSync(path.join(root, 'test/fixtures/plugins/shared-copies.mjs'), plugin)
     const config = path.join(project, 'shared-copies.yml')

@@ -1,31 +1,35 @@
 #!/usr/bin/env node
 /**
- * Builds dist/: the dsh CLI, its services and its bundled plugins as a few ES
- * module files (esbuild, splitting at dynamic imports), which bin/dsh.js loads
- * when they are there (decisions/2026-12-01-cli-bundle.md). Input is the built
- * lib/ of every package, so run it after `tsc -b` (the root build and dsh's
+ * Builds dist/: the dsh CLI, its services and its bundled plugins as one CommonJS script with a
+ * V8 code cache, which bin/dsh.js runs when it is there (decisions/2026-12-01-cli-bundle.md).
+ * Input is the built lib/ of every package, so run it after `tsc -b` (the root build and dsh's
  * prepack do).
  *
- * - dist/cli.js, the entry: tells the CLI it runs from the bundle (the bundled
- *   plugins' loaders, the shared modules below), then imports lib/cli.js's code.
- * - dist/shared/<package>.js for cordis, schemastery, dsh, dsh/testing and every
- *   @dsh package the bundle holds: the bundle's copy, re-exported, which a
- *   plugin from outside the bundle is given for that package (one copy).
- * - dist/chunks/: the code, split where it is imported lazily (the MCP SDK,
- *   execa, OpenTelemetry, each plugin).
- * - dist/vendor/<group>.cjs: what our modules require lazily and no command
- *   needs to start (Ajv, yaml), one CommonJS file a group, compiled on the
- *   first require (VENDORED).
+ * - dist/cli.cjs, the script (esbuild, one file): tells the CLI it runs from the bundle (the
+ *   bundled plugins' loaders, the shared modules below), then runs lib/cli.js's code. What a
+ *   command does not use (the MCP SDK for exec, execa, OpenTelemetry, each plugin) is compiled
+ *   lazily by V8 and evaluated on its first import, as esbuild turns a dynamic import of bundled
+ *   code into a call.
+ * - dist/cli.cjs.cache: its code cache, written after training runs of a first `dsh mcp` and
+ *   `dsh exec` (bundle-train.js).
+ * - dist/cli.js, the entry bin/dsh.js imports: compiles and runs the script with its cache
+ *   (bundle-start.js).
+ * - dist/shared/<package>.js for cordis, schemastery, dsh, dsh/testing and every @dsh package the
+ *   bundle holds: an ES module re-exporting the script's copy, which a plugin from outside the
+ *   bundle is given for that package (one copy).
+ * - dist/vendor/<group>.cjs: what our modules require lazily and no command needs to start (Ajv,
+ *   yaml), one CommonJS file a group, compiled on the first require with a cache of its own
+ *   (VENDORED).
  *
- * `import.meta.url` in a bundled module of a workspace package is replaced by
- * the URL of its original file in lib/ (found from the installed package at
- * run time), so the files it reads beside itself — the launcher, the worker,
- * package.json, what it requires lazily (Ajv, yaml, RE2, the shell grammar) —
- * are found where they were. Third-party code that reads files beside itself,
- * and native addons, stay outside the bundle (EXTERNAL); the build fails if a
- * bundled third-party file refers to its own location.
+ * `import.meta.url` in a bundled module of a workspace package is replaced by the URL of its
+ * original file in lib/ (found from the installed package on first use), so the files it reads
+ * beside itself — the launcher, the worker, package.json, what it requires lazily (Ajv, yaml,
+ * RE2, the shell grammar) — are found where they were. Third-party code that reads files beside
+ * itself, and native addons, stay outside the bundle (EXTERNAL); the build fails if a bundled
+ * third-party file refers to its own location.
  */
 import { build, transform } from 'esbuild'
+import { init as lexerReady, parse as parseModule } from 'es-module-lexer'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { builtinModules, createRequire } from 'node:module'
 import { dirname, join, relative, sep } from 'node:path'
@@ -72,7 +76,9 @@ const vendoredKey = (exports, ending) => {
 
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
 const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
-const { vendorCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'vendor-load.js')).href)
+const { DYNAMIC_IMPORT, vendorCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'vendor-load.js')).href)
+await lexerReady
+const { trainCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'bundle-train.js')).href)
 
 /** The nearest package.json above `file`: its directory and name. */
 const owners = new Map()
@@ -166,10 +172,10 @@ const originalUrls = {
       const owner = ownerOf(args.path)
       const within = relative(owner.dir, args.path).split(sep).join('/')
       // esbuild's define replaces the expression only, never text inside a string
-      const { code } = await transform(bundledRequires(contents, args.path), { loader: 'js', format: 'esm', target: 'node20', define: { 'import.meta.url': '__dshImportMetaUrl', 'import.meta.dirname': '__dshUnrelocated', 'import.meta.filename': '__dshUnrelocated', 'import.meta.resolve': '__dshUnrelocated' }, sourcefile: args.path })
+      const { code } = await transform(bundledRequires(contents, args.path), { loader: 'js', format: 'esm', target: 'node20', define: { 'import.meta.url': '__dshMeta.url', 'import.meta.dirname': '__dshUnrelocated', 'import.meta.filename': '__dshUnrelocated', 'import.meta.resolve': '__dshUnrelocated' }, sourcefile: args.path })
       if (code.includes('__dshUnrelocated')) return { errors: [{ text: `${args.path} uses import.meta beyond import.meta.url, which the bundle cannot relocate` }] }
-      const url = `__dshModuleUrl(${JSON.stringify(owner.name)}, ${JSON.stringify(within)}, ${JSON.stringify(viaOf(owner.name))})`
-      return { contents: `import { moduleUrl as __dshModuleUrl, vendored as __dshVendored } from ${JSON.stringify(helper)};\nconst __dshImportMetaUrl = ${url};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
+      const meta = `__dshModuleMeta(${JSON.stringify(owner.name)}, ${JSON.stringify(within)}, ${JSON.stringify(viaOf(owner.name))})`
+      return { contents: `import { moduleMeta as __dshModuleMeta, vendored as __dshVendored } from ${JSON.stringify(helper)};\nconst __dshMeta = ${meta};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
     })
   },
 }
@@ -193,30 +199,71 @@ function viaOf(name) {
   throw new Error(`dsh does not depend on ${name}, directly or through its @dsh dependencies`)
 }
 
+/**
+ * The script's `import()` calls (a plugin from outside, an ES-only package such as web-tree-sitter:
+ * what esbuild left as an import) become calls of the function vendor-load.js gives the script,
+ * DYNAMIC_IMPORT, a word as long as `import` (the source map still fits); found by a lexer
+ * (es-module-lexer), so text in strings, comments and regular expressions is never touched. The
+ * build fails on an import statement or an `import.meta` left in the script.
+ */
+function sendDynamicImportsOut(file) {
+  let source = readFileSync(file, 'utf8')
+  // the name as code (not the string vendor-load.js holds it in): a binding of it would hide the function
+  if (new RegExp(`(?<![\\w$'"])${DYNAMIC_IMPORT.replace(/\$/g, '\\$')}(?![\\w$'"])`).test(source)) throw new Error(`${file} already uses the name ${DYNAMIC_IMPORT}, which stands for import() in the bundle`)
+  const [imports] = parseModule(source)
+  for (const { d, ss, a } of [...imports].sort((x, y) => y.ss - x.ss)) {
+    if (a > -1) throw new Error(`${file} holds an import() with attributes at ${ss} (${JSON.stringify(source.slice(ss, ss + 60))}), which the bundle's import function does not pass on`)
+    if (d < 0 || source.slice(ss, ss + 'import'.length) !== 'import') throw new Error(`${file} holds ${d === -2 ? 'an import.meta' : 'an import statement'} at ${ss} (${JSON.stringify(source.slice(ss, ss + 60))}), which a CommonJS script cannot run`)
+    source = `${source.slice(0, ss)}${DYNAMIC_IMPORT}${source.slice(ss + 'import'.length)}`
+  }
+  // the function, as vendor-load.js hands it over; required by node's CommonJS loader (source maps
+  // on), the script imports for itself. A line more, after the "use strict" that must stay first:
+  // the source map gets an empty line there
+  const strict = '"use strict";\n'
+  if (!source.startsWith(strict)) throw new Error(`${file} does not start with ${strict.trim()}`)
+  writeFileSync(file, `${strict}var ${DYNAMIC_IMPORT} = module.dshImport ?? ((specifier) => import(specifier));\n${source.slice(strict.length)}`)
+  const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'))
+  const lines = map.mappings.split(';')
+  writeFileSync(`${file}.map`, JSON.stringify({ ...map, mappings: [lines[0], '', ...lines.slice(1)].join(';') }))
+}
+
 /** A file name for a package's shared module: `@dsh/kernel` → `dsh-kernel`. */
 const fileName = (specifier) => specifier.replace(/^@/, '').replace(/\//g, '-')
 
 rmSync(entries, { recursive: true, force: true })
-mkdirSync(join(entries, 'shared'), { recursive: true })
+mkdirSync(entries, { recursive: true })
 
-// every package a plugin from outside may import and must share with the kernel
+// every package a plugin from outside may import and must share with the kernel: dist/shared/<name>.js
+// re-exports the script's copy, which the script's entry hands out under SHARED_KEY
+const SHARED_KEY = "Symbol.for('dsh.bundle.shared')"
 const sharedPackages = ['cordis', 'schemastery', 'dsh', 'dsh/testing', ...Object.keys(manifest.dependencies).filter((name) => name.startsWith('@dsh/'))]
-const entryPoints = [{ in: join(entries, 'cli.js'), out: 'cli' }]
+const sharedTarget = (specifier) => (specifier === 'dsh' ? join(lib, 'index.js') : specifier === 'dsh/testing' ? join(lib, 'testing.js') : specifier)
+const sharedModules = []
 for (const specifier of sharedPackages) {
-  const namespace = await import(specifier === 'dsh' ? pathToFileURL(join(lib, 'index.js')).href : specifier === 'dsh/testing' ? pathToFileURL(join(lib, 'testing.js')).href : specifier)
-  const target = specifier === 'dsh' ? join(lib, 'index.js') : specifier === 'dsh/testing' ? join(lib, 'testing.js') : specifier
+  const target = sharedTarget(specifier)
+  const namespace = await import(target.startsWith('/') ? pathToFileURL(target).href : target)
   const names = Object.keys(namespace).filter((name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name))
-  const lines = []
-  if (names.length) lines.push(`export { ${names.join(', ')} } from ${JSON.stringify(target)}`)
-  if ('default' in namespace) lines.push(`export { default } from ${JSON.stringify(target)}`)
-  const file = join(entries, 'shared', `${fileName(specifier)}.js`)
-  writeFileSync(file, `${lines.join('\n')}\n`)
-  entryPoints.push({ in: file, out: `shared/${fileName(specifier)}` })
+  const lines = [
+    `// the copy of ${specifier} in dsh's bundle (dist/cli.cjs), for a plugin from outside the bundle (scripts/build-bundle.js)`,
+    `const shared = globalThis[${SHARED_KEY}]`,
+    `if (!shared) throw new Error(${JSON.stringify(`dsh's dist/shared/${fileName(specifier)}.js stands for the copy of ${specifier} in a running dsh bundle, and none runs in this process`)})`,
+    `const namespace = await shared[${JSON.stringify(specifier)}]()`,
+    `for (const name of ${JSON.stringify(names)}) if (!(name in namespace)) throw new Error(\`dsh's bundle holds no \${name} of ${specifier} (rebuild with npm run build)\`)`,
+  ]
+  if (names.length) lines.push(`export const { ${names.join(', ')} } = namespace`)
+  if ('default' in namespace) lines.push('export default namespace.default')
+  sharedModules.push({ file: `shared/${fileName(specifier)}.js`, text: `${lines.join('\n')}\n` })
 }
 
 const loaders = BUNDLED.map((name) => `  ${JSON.stringify(name)}: () => import(${JSON.stringify(`@dsh/${name}`)}),`).join('\n')
-const shared = sharedPackages.map((specifier) => `  ${JSON.stringify(specifier)}: new URL(${JSON.stringify(`./shared/${fileName(specifier)}.js`)}, import.meta.url).href,`).join('\n')
-writeFileSync(join(entries, 'cli.js'), `import { enterBundle } from ${JSON.stringify(join(lib, 'bundle', 'state.js'))}
+const namespaces = sharedPackages.map((specifier) => `  ${JSON.stringify(specifier)}: () => import(${JSON.stringify(sharedTarget(specifier))}),`).join('\n')
+const shared = sharedPackages.map((specifier) => `  ${JSON.stringify(specifier)}: pathToFileURL(join(__dirname, ${JSON.stringify(`shared/${fileName(specifier)}.js`)})).href,`).join('\n')
+writeFileSync(join(entries, 'cli.js'), `import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { enterBundle } from ${JSON.stringify(join(lib, 'bundle', 'state.js'))}
+Object.defineProperty(globalThis, ${SHARED_KEY}, { value: Object.freeze({
+${namespaces}
+}) })
 enterBundle({
   plugins: {
 ${loaders}
@@ -224,35 +271,43 @@ ${loaders}
   shared: {
 ${shared}
   },
-  dir: new URL('./', import.meta.url).href,
+  dir: pathToFileURL(join(__dirname, '/')).href,
 })
-await import(${JSON.stringify(join(lib, 'cli.js'))})
+import(${JSON.stringify(join(lib, 'cli.js'))}).catch((error) => {
+  process.stderr.write(\`dsh: \${error?.stack ?? error}\\n\`)
+  process.exitCode = 2
+})
 `)
 
 // built beside dist/ and swapped in, so a CLI running from dist/ meanwhile (a test suite, while
-// `npm pack` runs prepack) finds a whole bundle: the build is deterministic, chunk names included
+// `npm pack` runs prepack) finds a whole bundle: the build is deterministic
 const building = `${dist}.building-${process.pid}`
 rmSync(building, { recursive: true, force: true })
 let result
 try {
   result = await build({
-    entryPoints,
-    outdir: building,
+    entryPoints: [join(entries, 'cli.js')],
+    outfile: join(building, 'cli.cjs'),
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
-    chunkNames: 'chunks/[name]-[hash]',
-    // CommonJS code in the bundle requires node's built-ins through this
-    banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);" },
     plugins: [originalUrls, sdkDefaultValidator],
     legalComments: 'none',
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
+    // an import.meta left in the script would be an empty object: every one must have been relocated
+    logOverride: { 'empty-import-meta': 'error' },
   })
+  sendDynamicImportsOut(join(building, 'cli.cjs'))
+  // the entry bin/dsh.js imports: the script run with its code cache
+  await build({ entryPoints: [join(packageDir, 'scripts', 'bundle-start.js')], outfile: join(building, 'cli.js'), bundle: true, format: 'esm', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' })
+  for (const { file, text } of sharedModules) {
+    mkdirSync(dirname(join(building, file)), { recursive: true })
+    writeFileSync(join(building, file), text)
+  }
   // each vendored group: one CommonJS file whose properties require their modules when first read
   for (const [group, modules] of [...vendored].sort(([a], [b]) => a.localeCompare(b))) {
     const entry = join(entries, `vendor-${group}.cjs`)
@@ -262,6 +317,8 @@ try {
     await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', sourcemap: true, logLevel: 'warning' })
     writeFileSync(`${outfile}.cache`, vendorCache(outfile, EXERCISE[group]))
   }
+  // the script's code cache, after training runs of a first dsh mcp and dsh exec
+  await trainCache(join(building, 'cli.cjs'))
 } catch (error) {
   rmSync(building, { recursive: true, force: true })
   throw error

@@ -1,9 +1,11 @@
 /**
- * Part of the bundle (scripts/build-bundle.js): running dist/vendor/<group>.cjs, a self-contained
- * CommonJS file, with the V8 code cache the build wrote beside it (<file>.cache: the SHA-256 of
- * the source it was made from, then V8's data, made after the build ran the file's usual first
- * work). The cache is given to V8 only for that very source, and V8 itself rejects it for another
- * V8 version or other flags: the file is then compiled as it would be without one.
+ * Part of the bundle (scripts/build-bundle.js): running a self-contained CommonJS file of dist/ —
+ * the CLI's script dist/cli.cjs, or dist/vendor/<group>.cjs — with the V8 code cache the build
+ * wrote beside it (<file>.cache: the SHA-256 of the source it was made from, then V8's data, made
+ * after the build ran the file's usual first work). The cache is given to V8 only for that very
+ * source, and V8 itself rejects it for another V8 version or other flags: the file is then
+ * compiled as it would be without one. The cache lies beside the code, written by the same build
+ * (cached code runs unchecked, so it is never read from anywhere another user could write).
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -15,10 +17,26 @@ const DIGEST_BYTES = 32
 
 const digest = (source) => createHash('sha256').update(source).digest()
 
+/**
+ * What the file's `import()` calls are, as the build rewrote them (`$dshI$(...)`, as long as the
+ * word `import`, so the source map still fits; the script's first line binds it): node's ES
+ * module loader, from this module — in dist/, beside the file — handed to the script as
+ * `module.dshImport`. A script run through vm cannot `import()` itself on Node 20 once compiled
+ * from a code cache (the deserialized code loses the script's dynamic import callback).
+ */
+export const DYNAMIC_IMPORT = '$dshI$'
+const dynamicImport = (specifier) => import(specifier)
+
+/** The file's source as CommonJS code wraps it (one line: the file's lines keep their numbers). */
+const wrap = (source) => `(function (exports, require, module, __filename, __dirname) {${source}\n})`
+
+/** The file compiled, with V8's `cachedData` when given. */
+export const compile = (file, source, cachedData) => new vm.Script(wrap(source), { filename: file, cachedData })
+
 /** The file compiled (with `cachedData` when given) and run as CommonJS: its script and its exports. */
 function run(file, source, cachedData) {
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData })
-  const module = { exports: {} }
+  const script = compile(file, source, cachedData)
+  const module = { exports: {}, filename: file, dshImport: dynamicImport }
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file))
   return { script, exports: module.exports }
 }
@@ -28,24 +46,40 @@ export function vendorCache(file, exercise) {
   const source = readFileSync(file, 'utf8')
   const { script, exports } = run(file, source)
   exercise(exports)
+  return cacheOf(script, source)
+}
+
+/** What the build writes as `<file>.cache` for `script`, compiled from `source`: the digest, then V8's data for what ran so far. */
+export function cacheOf(script, source) {
   return Buffer.concat([digest(source), script.createCachedData()])
 }
 
-/**
- * The file run, with its cache where one was made from this source; `cache` says what became of
- * it: used, rejected by V8 (another version or flags), stale (made from another source) or none.
- */
-export function runVendored(file) {
-  const source = readFileSync(file, 'utf8')
+/** `<file>.cache` if it was made from this source: its V8 data (else undefined), and what was found (none, stale, fresh). */
+export function cacheFor(file, source) {
   let cache
   try {
     cache = readFileSync(`${file}.cache`)
   } catch {
     // no cache (a build without one, or removed): compiled from the source alone
+    return { state: 'none' }
   }
-  const fresh = cache !== undefined && cache.length > DIGEST_BYTES && cache.subarray(0, DIGEST_BYTES).equals(digest(source))
-  const { script, exports } = run(file, source, fresh ? cache.subarray(DIGEST_BYTES) : undefined)
-  return { exports, cache: cache === undefined ? 'none' : !fresh ? 'stale' : script.cachedDataRejected ? 'rejected' : 'used' }
+  if (cache.length <= DIGEST_BYTES || !cache.subarray(0, DIGEST_BYTES).equals(digest(source))) return { state: 'stale' }
+  return { state: 'fresh', data: cache.subarray(DIGEST_BYTES) }
+}
+
+/**
+ * The file run, with its cache where one was made from this source; `cache` says what became of
+ * it: used, rejected by V8 (another version or flags), stale (made from another source) or none.
+ * With source maps on (`--enable-source-maps`), the file is required instead, without its cache:
+ * node's CommonJS loader reads the source map beside it (vm does not), so a stack trace names
+ * the sources.
+ */
+export function runVendored(file) {
+  if (process.sourceMapsEnabled) return { exports: createRequire(file)(file), cache: 'unused (source maps)' }
+  const source = readFileSync(file, 'utf8')
+  const found = cacheFor(file, source)
+  const { script, exports } = run(file, source, found.data)
+  return { script, source, exports, cache: found.state !== 'fresh' ? found.state : script.cachedDataRejected ? 'rejected' : 'used' }
 }
 
 /** The exports of the file (runVendored). */
