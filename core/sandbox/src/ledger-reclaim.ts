@@ -141,16 +141,19 @@ let reclaimedAll = false
  * Before a call is built: put back what dead holders left at `paths` (and,
  * at this process's first calls, anywhere in the ledger), so the backend
  * binds what the entries are once put back. leaseProtected does it again for
- * a holder that died in between.
+ * a holder that died in between. `sweep` false (the sandbox's describe()):
+ * `paths` only — no whole-ledger sweep, and no lock when none of them has a
+ * record — so what is described, and what a reader of the entries then loads
+ * from disk, is the entry as put back, not what a killed call's command wrote.
  */
-export function reclaimProtected(paths: readonly string[], writableRoots: readonly string[]): Reclaimed[] {
+export function reclaimProtected(paths: readonly string[], writableRoots: readonly string[], sweep = true): Reclaimed[] {
   const dir = ledgerDir(writableRoots)
   const reclaimed: Reclaimed[] = []
   // Why look first, unlocked: most calls find no record of their paths, and then need no lock (a record made meanwhile is the lease's to see)
-  if (reclaimedAll && !paths.some((path) => existsSync(stateFile(dir, path)))) return reclaimed
+  if ((reclaimedAll || !sweep) && !paths.some((path) => existsSync(stateFile(dir, path)))) return reclaimed
   const unlock = lockDir(dir)
   try {
-    sweepOnce(dir, reclaimed)
+    if (sweep) sweepOnce(dir, reclaimed)
     for (const path of new Set(paths)) {
       const file = stateFile(dir, path)
       const held = readState(file, path)

@@ -45,7 +45,8 @@ export function newBudget(): SnapshotBudget {
 
 class OverBudget extends Error {}
 
-function take(path: string, budget: SnapshotBudget): Snapshot | undefined {
+/** `keep` false: only charged to the budget, file bytes left unread (describe()'s check of the bound). */
+function take(path: string, budget: SnapshotBudget, keep = true): Snapshot | undefined {
   if (--budget.entries < 0) throw new OverBudget(path)
   let st
   try {
@@ -57,7 +58,7 @@ function take(path: string, budget: SnapshotBudget): Snapshot | undefined {
   if (st.isDirectory()) {
     const entries: Record<string, Snapshot> = {}
     for (const name of readdirSync(path).sort()) {
-      const child = take(join(path, name), budget)
+      const child = take(join(path, name), budget, keep)
       if (child) entries[name] = child
     }
     return { type: 'dir', mode: st.mode & 0o7777, entries }
@@ -65,7 +66,7 @@ function take(path: string, budget: SnapshotBudget): Snapshot | undefined {
   if (st.isFile()) {
     budget.bytes -= st.size
     if (budget.bytes < 0) throw new OverBudget(path)
-    return { type: 'file', mode: st.mode & 0o7777, data: readFileSync(path).toString('base64') }
+    return { type: 'file', mode: st.mode & 0o7777, data: keep ? readFileSync(path).toString('base64') : '' }
   }
   return undefined // a socket or FIFO holds nothing to put back
 }
@@ -75,8 +76,21 @@ function take(path: string, budget: SnapshotBudget): Snapshot | undefined {
  * `budget`; throws SANDBOX_UNAVAILABLE when the call's budget is spent.
  */
 export function snapshotEntry(path: string, budget: SnapshotBudget): Snapshot | undefined {
+  return charged(path, budget, true)
+}
+
+/**
+ * Throw SANDBOX_UNAVAILABLE, as a call's snapshot of `paths` would, when
+ * they hold more than one call may copy; nothing is read but their sizes.
+ */
+export function checkSnapshotBound(paths: readonly string[]): void {
+  const budget = newBudget()
+  for (const path of new Set(paths)) charged(path, budget, false)
+}
+
+function charged(path: string, budget: SnapshotBudget, keep: boolean): Snapshot | undefined {
   try {
-    return take(path, budget)
+    return take(path, budget, keep)
   } catch (error) {
     if (!(error instanceof OverBudget)) throw error
     throw new KernelError('SANDBOX_UNAVAILABLE', `the protected entries this backend must put back after the call hold more than ${SNAPSHOT_MAX_ENTRIES} entries or ${SNAPSHOT_MAX_BYTES} bytes (reached at ${error.message}); it cannot keep them read-only, so nothing runs — use the bwrap backend, or remove what is large from ${path}`, { details: { path, bound: 'snapshot' } })

@@ -12,7 +12,7 @@ import { isAbsolute, resolve } from 'node:path'
 import Schema from 'schemastery'
 import { describeError, KernelError, rejectUnknownKeys, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
-import { checkArgv, isInside, isSandboxMode, resolvePolicy } from './policy.js'
+import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv, spawnEnvOf } from './env.js'
 import { leaseProtected, reclaimProtected, recordReclaimed } from './ledger.js'
 import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
@@ -22,11 +22,13 @@ import { policyProtected } from './protected.js'
 import { sessionRecorder, type ConfineCall } from './network/events.js'
 import { isProxied, resolveNetwork, type NetworkPolicy } from './network/policy.js'
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
-import { checkReadPaths, DEFAULT_READ_DENY, hiddenPaths } from './read-policy.js'
+import { checkReadPaths, DEFAULT_READ_DENY } from './read-policy.js'
+import { confineShape } from './confine-shape.js'
+import { checkSnapshotBound } from './restore.js'
 import { LOCAL_BACKENDS, localProviders, type LocalBackend } from './providers/local.js'
 import {
   SANDBOX_MODES, type CandidateStatus, type Confined, type ProbeResult, type ResolvedPolicy,
-  type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxStatus,
+  type Description, type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxStatus,
 } from './types.js'
 
 declare module 'cordis' {
@@ -148,12 +150,34 @@ export class SandboxService extends Service {
     }
   }
 
+  /**
+   * How `confine()` would confine a command under `policy` now (backend, enforcement, unenforced,
+   * hidden, restores), awaiting the same probe, without a lease: no ledger record written or
+   * released, nothing copied, no proxy opened. What dead holders left at the policy's protected
+   * entries is put back first, as the call's own reclaim would (the whole-ledger sweep is the first
+   * real call's). Throws what `confine()` would (SANDBOX_UNAVAILABLE, `details.bound` `snapshot`
+   * for entries over the snapshot bound; INVALID_POLICY).
+   */
+  async describe(policy: SandboxPolicy): Promise<Description> {
+    const resolved = this.resolve(policy)
+    if (resolved.mode === 'danger-full-access') {
+      return Object.freeze({ backend: 'none', enforcement: 'full' as const, unenforced: Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : []), hidden: Object.freeze([]), restores: Object.freeze([]) })
+    }
+    const chosen = await this.choose()
+    if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
+    if (isProxied(resolved.network) && !chosen.provider.networkProxy) throw noHostProxy(chosen.provider)
+    // Why first, as build() does: a protected symlink into a writable root is INVALID_POLICY
+    const protectedPaths = policyProtected(resolved).paths
+    reclaimProtected(protectedPaths, resolved.writableRoots, false)
+    const { made, enforcement, unenforced, hidden, restores } = confineShape(chosen.provider, ['/bin/true'], resolved)
+    checkSnapshotBound(restores)
+    return Object.freeze({ backend: made.backend ?? chosen.provider.name, enforcement, unenforced: Object.freeze([...unenforced]), hidden: Object.freeze([...hidden]), restores: Object.freeze([...restores]) })
+  }
+
   /** This call's listener on the proxy (started with the first call that needs it). */
   private async openProxy(provider: SandboxProvider, policy: ResolvedPolicy, call: ConfineCall | undefined): Promise<ProxyLease> {
     if (!isProxied(policy.network)) throw new Error('unreachable: the policy lists no hosts')
-    if (!provider.networkProxy) {
-      throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} cannot confine the network by host (network: { allow }); use network "off" or "on" with it`)
-    }
+    if (!provider.networkProxy) throw noHostProxy(provider)
     if (!call || typeof call.callId !== 'string' || typeof call.session?.write !== 'function') {
       throw new KernelError('INVALID_POLICY', 'sandbox policy: network lists hosts, so confine() needs the call (its session and callId) to record each connection as sandbox/network', { details: { field: 'network' } })
     }
@@ -293,24 +317,7 @@ export class SandboxService extends Service {
     // Why before the backend sees them: what a dead dsh process's call left is put back, and the backend binds that
     const reclaimed = reclaimProtected(protectedPaths, policy.writableRoots)
     if (reclaimed.length) protectedPaths = policyProtected(policy).paths
-    let made
-    try {
-      made = provider.confine(argv, policy)
-      if (!Array.isArray(made?.argv) || !made.argv.length || !made.argv.every((a) => typeof a === 'string')) throw new Error('returned no argv')
-      if (made.enforcement !== 'full' && made.enforcement !== 'partial') throw new Error(`returned enforcement ${JSON.stringify(made.enforcement)}`)
-      if (!Array.isArray(made.unenforced)) throw new Error('returned no unenforced list')
-      if (made.hidden !== undefined && !(Array.isArray(made.hidden) && made.hidden.every((h) => typeof h === 'string'))) throw new Error('returned a malformed hidden list')
-      if (made.snapshot !== undefined && !(Array.isArray(made.snapshot) && made.snapshot.every((p) => typeof p === 'string' && policy.writableRoots.some((root) => isInside(root, p))))) {
-        throw new Error('returned a snapshot list that is not of paths inside the writable roots')
-      }
-    } catch (error) {
-      throw new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} failed to confine the command: ${describeError(error)}`, { cause: error })
-    }
-    // Why: a denied path the backend did not say it hides may be readable; never claim otherwise
-    const hidden = made.hidden ?? []
-    const unhidden = hiddenPaths(policy).filter((path) => !hidden.includes(path))
-    const unenforced = unhidden.length && !made.unenforced.includes('read-deny') ? [...made.unenforced, 'read-deny'] : made.unenforced
-    const restores = made.snapshot ?? []
+    const { made, enforcement, unenforced, hidden, restores } = confineShape(provider, argv, policy)
     // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
     const lease = leaseProtected(protectedPaths, policy.writableRoots, restores)
     if (call) recordReclaimed(call, [...reclaimed, ...lease.reclaimed])
@@ -318,7 +325,7 @@ export class SandboxService extends Service {
     return Object.freeze({
       argv: Object.freeze([...made.argv]),
       backend: made.backend ?? provider.name,
-      enforcement: unhidden.length ? 'partial' : made.enforcement,
+      enforcement,
       unenforced: Object.freeze([...unenforced]),
       env,
       spawnEnv: spawnEnvOf(env),
@@ -375,6 +382,10 @@ function checkConfig(config: SandboxConfig): Defaults {
   const readDeny = Object.freeze([...(checked.readDeny ?? DEFAULT_READ_DENY)])
   const readAllow = Object.freeze([...(checked.readAllow ?? [])])
   return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits, readDeny, readAllow, protectedPaths, git: checked.git ?? 'read-only' })
+}
+
+function noHostProxy(provider: SandboxProvider): KernelError {
+  return new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} cannot confine the network by host (network: { allow }); use network "off" or "on" with it`)
 }
 
 function checkProvider(provider: SandboxProvider): void {

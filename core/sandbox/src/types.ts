@@ -89,6 +89,9 @@ export interface Confined {
   cleanup(): string[]
 }
 
+/** What `describe(policy)` answers: how `confine()` would confine a command under the policy now, without the argv or a lease. */
+export type Description = Pick<Confined, 'backend' | 'enforcement' | 'unenforced' | 'hidden' | 'restores'>
+
 export interface ProbeResult {
   available: boolean
   /** why not, or a note on what was checked */

@@ -10,7 +10,9 @@
  *    `.codex/`, `.dsh/`, `.git/` or `.mcp.json` at the top of the root, which
  *    the sandbox keeps read-only (DESIGN §8). Anywhere else it is refused.
  * 3. When a sandbox service runs, the plugin asks it once, at start, how it
- *    would confine a `workspace-write` command (nothing is run) and refuses a
+ *    would confine a `workspace-write` command (`describe`: nothing is run or
+ *    leased; what a killed call left in a protected entry is put back first,
+ *    so it is not loaded from disk) and refuses a
  *    file the answer leaves unprotected: `protected-symlinks` refuses one
  *    whose protected entry is a symlink; `absent-protected-paths` refuses one
  *    whose protected entry did not exist at start (a confined command may have
@@ -22,8 +24,8 @@
  *    applies.
  * 4. `protected-paths` unenforced (Landlock alone: the entries are writable
  *    during a call and put back after it) refuses a file unless its entry is
- *    one the sandbox copies and puts back (`Confined.restores` of the dry
- *    run) and the sandbox can read through its ledger (`readProtected`). Then
+ *    one the sandbox copies and puts back (`restores` of its
+ *    description) and the sandbox can read through its ledger (`readProtected`). Then
  *    every read of the file goes through the ledger: while a confined call
  *    holds the entry the file is read from the copy taken before the call
  *    (so what the command writes is never loaded, and other calls' hooks
@@ -70,6 +72,8 @@ export type ProtectedRead = { from: 'disk' | 'copy'; text?: string } | { refused
 /** The part of the sandbox service this plugin uses (the service is optional). */
 export interface SandboxLike {
   confine(argv: string[], policy: { mode: 'workspace-write'; workspace: string }): unknown
+  /** how confine() would confine under the policy, without leasing anything (asked instead of a dry run when there) */
+  describe?(policy: { mode: 'workspace-write'; workspace: string }): unknown
   readonly defaults?: { readonly workspace?: string; readonly allowedRoots?: readonly string[] }
   readProtected?(file: string): ProtectedRead
   protectedStamp?(file: string): string
@@ -83,6 +87,13 @@ function absentEntries(roots: readonly string[]): Set<string> {
   return absent
 }
 
+/** A sandbox without describe(): confine a command that is never run, and let it forget the lease. */
+async function dryRun(sandbox: SandboxLike, policy: { mode: 'workspace-write'; workspace: string }): Promise<unknown> {
+  const confined = (await sandbox.confine(['/bin/true'], policy)) as Record<string, unknown> | undefined
+  if (typeof confined?.cleanup === 'function') (confined.cleanup as () => unknown)()
+  return confined
+}
+
 /** Ask the sandbox how it would confine a workspace-write command in its workspace. Nothing is run. */
 export async function describeSandbox(sandbox: SandboxLike | undefined, workspace: string): Promise<SandboxView> {
   if (!sandbox || typeof sandbox.confine !== 'function') return { kind: 'absent' }
@@ -91,9 +102,8 @@ export async function describeSandbox(sandbox: SandboxLike | undefined, workspac
   const roots = [...new Set([target, ...allowed].map((root) => resolve(root)))]
   try {
     const absentAtStart = absentEntries(roots)
-    const confined = (await sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: target })) as Record<string, unknown> | undefined
-    // nothing ran; let the sandbox forget the dry run
-    if (typeof confined?.cleanup === 'function') (confined.cleanup as () => unknown)()
+    const policy = { mode: 'workspace-write' as const, workspace: target }
+    const confined = (await (typeof sandbox.describe === 'function' ? sandbox.describe(policy) : dryRun(sandbox, policy))) as Record<string, unknown> | undefined
     const backend = typeof confined?.backend === 'string' ? confined.backend : 'unknown'
     const unenforced = confined?.unenforced
     const list = Array.isArray(unenforced) && unenforced.every((item) => typeof item === 'string') ? unenforced as string[] : undefined
