@@ -5,7 +5,7 @@
  * backend that cannot start the command, or lets the write through, is
  * unavailable.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeError } from '@dsh/kernel'
@@ -40,6 +40,27 @@ export async function probeReadOnlyWrite(name: string, build: (argv: readonly st
   } catch (error) {
     return { available: false, reason: `probe failed: ${describeError(error)}` }
   } finally {
+    removeProbeDir(dir)
+  }
+}
+
+/**
+ * The probe's directory holds `probe`, and `new` when a write got through: each removed by name,
+ * then the directory. Anything else there (a backend that let more through) falls back to a
+ * recursive rmSync — whose first use in a process loads and compiles node's rimraf on the way to
+ * the first answer of `dsh mcp`, for two files.
+ */
+function removeProbeDir(dir: string): void {
+  try {
+    for (const name of ['probe', 'new']) {
+      try {
+        unlinkSync(join(dir, name))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
+    }
+    rmdirSync(dir)
+  } catch {
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -19,19 +19,28 @@ export interface ToolListNotifierOptions {
 }
 
 export class ToolListNotifier {
-  private announced: string
+  /** the set last announced (or the one at start), and its canonical JSON once a different list was compared with it */
+  private announced: { list: readonly ToolSchema[]; key?: string }
   private holds = 0
 
   constructor(private options: ToolListNotifierOptions) {
-    this.announced = this.key()
+    this.announced = { list: options.current() }
   }
 
   /** Announce the set if it changed; before the client is ready, just remember it. */
   check(): void {
     if (this.holds) return
-    const key = this.key()
-    if (key === this.announced) return
-    this.announced = key
+    const list = this.options.current()
+    // Why by identity first: the tool service hands out the same frozen list until its set changes,
+    // so the start (construction, then the client's initialized) compares no JSON
+    if (list === this.announced.list) return
+    const key = canonicalJson(list)
+    this.announced.key ??= canonicalJson(this.announced.list)
+    if (key === this.announced.key) {
+      this.announced = { list, key }
+      return
+    }
+    this.announced = { list, key }
     if (!this.options.ready()) return
     this.options.send().catch((error) => this.options.onError(error))
   }
@@ -45,9 +54,5 @@ export class ToolListNotifier {
       this.holds--
       this.check()
     }
-  }
-
-  private key(): string {
-    return canonicalJson(this.options.current())
   }
 }
