@@ -67,6 +67,14 @@ static void usage(FILE *out)
 	      "                full, random, urandom, tty, a new devpts, shm and fd links\n"
 	      "  --mount-proc  (with --private-mounts) a fresh proc over /proc, its sys,\n"
 	      "                sysrq-trigger, irq and bus bound read-only\n"
+	      "  --mount-tmp   (with --private-mounts) an empty tmpfs over /tmp, made\n"
+	      "                after every --mount-ro is cloned (one beneath /tmp shows\n"
+	      "                that path again); then the working directory is entered\n"
+	      "                again by its path, as the new mounts show it\n"
+	      "  --mounts-in-place  (with --private-mounts and --no-supervisor) mount in\n"
+	      "                the namespace we were started in, not a copy: refused\n"
+	      "                unless it belongs to our user namespace and we are PID 2\n"
+	      "                under PID 1 (bwrap's fresh namespaces)\n"
 	      "  --chdir DIR   the working directory inside (with --namespaces;\n"
 	      "                default: the caller's)\n"
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
@@ -129,6 +137,10 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->mount_dev = 1;
 		} else if (!strcmp(a, "--mount-proc")) {
 			o->mount_proc = 1;
+		} else if (!strcmp(a, "--mount-tmp")) {
+			o->mount_tmp = 1;
+		} else if (!strcmp(a, "--mounts-in-place")) {
+			o->mounts_in_place = 1;
 		} else if (!strcmp(a, "--chdir")) {
 			if (!argv[i + 1] || argv[i + 1][0] != '/')
 				fail("--chdir wants an absolute path, got '%s'", argv[i + 1] ? argv[i + 1] : "");
@@ -195,8 +207,10 @@ void parse_args(int argc, char **argv, struct options *o)
 		fail("--chdir needs --namespaces");
 	if (o->namespaces && (o->no_supervisor || o->private_mounts))
 		fail("--namespaces excludes --no-supervisor and --private-mounts");
-	if ((o->mount_dev || o->mount_proc) && !o->private_mounts)
-		fail("--mount-dev and --mount-proc need --private-mounts (--namespaces makes its own)");
+	if ((o->mount_dev || o->mount_proc || o->mount_tmp || o->mounts_in_place) && !o->private_mounts)
+		fail("--mount-dev, --mount-proc, --mount-tmp and --mounts-in-place need --private-mounts (--namespaces makes its own)");
+	if (o->mounts_in_place && !o->no_supervisor)
+		fail("--mounts-in-place needs --no-supervisor (a mount namespace made for this command alone, as bwrap's)");
 	/* Why no writable bind here: nothing needs one, and a writable bind of
 	 * a host path is more than hiding (bwrap and --namespaces make those). */
 	for (i = 0; o->private_mounts && i < o->n_mounts; i++)

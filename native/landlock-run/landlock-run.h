@@ -70,7 +70,7 @@ struct mount_spec {
 /* The parsed command line (args.c). */
 struct options {
 	/* --namespaces or --private-mounts, and their binds (--mount-dev, --mount-proc: private only) */
-	int namespaces, private_mounts, mount_dev, mount_proc;
+	int namespaces, private_mounts, mount_dev, mount_proc, mount_tmp, mounts_in_place;
 	struct mount_spec *mounts;
 	int n_mounts;
 	/* --chdir: the working directory inside (default: the caller's) */

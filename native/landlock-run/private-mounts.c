@@ -1,6 +1,6 @@
 /*
- * private-mounts.c - --private-mounts: the --hide, --mount-ro, --mount-proc
- * and --mount-dev mounts made in a private copy of the launcher's own mount
+ * private-mounts.c - --private-mounts: the --hide, --mount-ro, --mount-proc,
+ * --mount-dev and --mount-tmp mounts made in a private copy of the launcher's own mount
  * namespace, without a new root, while the launcher still holds
  * CAP_SYS_ADMIN there; every capability is dropped right after (main.c),
  * before the ruleset, the filter and the exec.
@@ -15,6 +15,8 @@
  *     out of the Landlock rules (/etc/shadow alone takes a rule for each of
  *     /etc's other ~136 entries, ~1 ms a call).
  * Nothing here propagates out: the copy is made private (MS_REC) first.
+ * Under bwrap (--mounts-in-place) the mounts are made in bwrap's own fresh
+ * namespace instead of a copy of it, made private the same way.
  * See docs/decisions/2026-12-01-private-mounts.md.
  */
 #define _GNU_SOURCE
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -35,6 +38,10 @@
 #define OPEN_TREE_CLONE_ 1
 #define AT_RECURSIVE_ 0x8000
 #define MOVE_MOUNT_F_EMPTY_PATH_ 0x00000004
+/* <linux/nsfs.h>: the user namespace that owns a namespace */
+#define NS_GET_USERNS_ _IO(0xb7, 0x1)
+/* the initial user namespace's inode, fixed by the kernel (PROC_USER_INIT_INO) */
+#define PROC_USER_INIT_INO_ 0xEFFFFFFDU
 #define ATTR_RDONLY 0x00000001
 #define ATTR_NOSUID 0x00000002
 #define ATTR_NODEV 0x00000004
@@ -149,13 +156,87 @@ static void fresh_proc(void)
 	}
 }
 
-static int private_namespace(void)
+/*
+ * --mount-tmp: an empty tmpfs over /tmp, as bwrap's --tmpfs /tmp, instead of
+ * bwrap making it (each of bwrap's mounts is followed by a read of the whole
+ * mount table); the workspace beneath it comes back as a --mount-ro, cloned
+ * before this covers it.
+ */
+static void private_tmp(void)
 {
-	/* Why a copy of our own and not the one we were started in: nothing
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"))
+		fail("cannot mount a tmpfs on /tmp: %s", strerror(errno));
+}
+
+/*
+ * Why again, by path: a directory entered before the mounts stays the inode
+ * it was, beneath them; under the new /tmp its ".." would be the host's /tmp
+ * the tmpfs hides. Entered again, it is the one the new mounts show (the
+ * workspace's --mount-ro), or the call is refused.
+ */
+static void reenter_cwd(void)
+{
+	char cwd[PATH_MAX];
+
+	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+		fail("cannot read the working directory: %s", strerror(errno));
+	if (chdir(cwd))
+		fail("the working directory %s is not in the view the mounts made: %s", cwd, strerror(errno));
+}
+
+/* The inode of a namespace file (with NS_GET_USERNS: of its owning user namespace); 0 if unreadable. */
+static ino_t ns_inode(const char *path, int owner)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ns;
+
+	if (fd < 0)
+		return 0;
+	ns = owner ? ioctl(fd, NS_GET_USERNS_) : fd;
+	if (ns < 0 || fstat(ns, &st))
+		st.st_ino = 0;
+	if (ns >= 0 && ns != fd)
+		close(ns);
+	close(fd);
+	return st.st_ino;
+}
+
+/*
+ * --mounts-in-place: only in a mount namespace made for this command, as
+ * bwrap makes it: we are PID 2 under the init of our own PID namespace
+ * (checked again for --no-supervisor), our user namespace is not the
+ * initial one, and the mount namespace belongs to it, so it was made inside
+ * it, not inherited from the host or whoever started bwrap (`unshare --pid
+ * --fork` alone passes the first test, not the others). Its other member is
+ * bwrap's init, which only waits for us; no mount here reaches a namespace
+ * outside (private, below).
+ */
+static int namespace_is_ours(void)
+{
+	ino_t owner = ns_inode("/proc/self/ns/mnt", 1), user = ns_inode("/proc/self/ns/user", 0);
+
+	return getpid() == 2 && getppid() == 1 && user && user != PROC_USER_INIT_INO_ && owner == user;
+}
+
+static int private_namespace(const struct options *o)
+{
+	/* Why a copy of our own unless asked (and checked) otherwise: nothing
 	 * here may change what any other process sees (the host's, or a
-	 * namespace bwrap shares with its init). Why private before anything
-	 * is mounted: a mount beneath a shared one would propagate to its peers. */
-	return unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? -1 : 0;
+	 * namespace shared with other processes). Why not a copy inside
+	 * bwrap: the namespace is already the command's own, and each
+	 * namespace dropped at exit waits for an expedited RCU grace period
+	 * before the caller learns the command is done (~0.1-3 ms a call).
+	 * Why private before anything is mounted: a mount beneath a shared one
+	 * would propagate to its peers. */
+	if (o && o->mounts_in_place) {
+		if (!namespace_is_ours())
+			fail("--mounts-in-place: the mount namespace is not one made for this command "
+			     "(PID %d, parent %d; it must belong to our user namespace, not the initial one, under our own PID 1)",
+			     (int)getpid(), (int)getppid());
+	} else if (unshare(CLONE_NEWNS)) {
+		return -1;
+	}
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? -1 : 0;
 }
 
 void private_mounts(const struct options *o)
@@ -164,7 +245,7 @@ void private_mounts(const struct options *o)
 
 	if (!has_sys_admin())
 		fail("--private-mounts needs CAP_SYS_ADMIN in the launcher's user namespace");
-	if (private_namespace())
+	if (private_namespace(o))
 		fail("cannot make a private mount namespace: %s", strerror(errno));
 	trees = calloc((size_t)o->n_mounts + 1, sizeof(*trees));
 	hidden = calloc((size_t)o->n_mounts + 1, sizeof(*hidden));
@@ -184,6 +265,8 @@ void private_mounts(const struct options *o)
 		fresh_proc();
 	if (o->mount_dev)
 		minimal_dev();
+	if (o->mount_tmp)
+		private_tmp();
 	for (i = 0; i < o->n_mounts; i++) {
 		struct stat st;
 
@@ -199,6 +282,8 @@ void private_mounts(const struct options *o)
 	seal_hidden(hidden, o->n_mounts);
 	free(trees);
 	free(hidden);
+	if (o->mount_tmp)
+		reenter_cwd();
 }
 
 /* For --probe: whether --private-mounts would work here (tried in this process, which only prints and exits). */
@@ -206,7 +291,7 @@ int private_mounts_work(void)
 {
 	int tree;
 
-	if (!has_sys_admin() || private_namespace())
+	if (!has_sys_admin() || private_namespace(NULL))
 		return 0;
 	/* Why a real cover: a security module (AppArmor's container profile) may refuse mounts that unshare allowed. */
 	tree = clone_tree("/dev/null", ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 0);

@@ -74,6 +74,8 @@ describe('--private-mounts: the command line', () => {
     ['--private-mounts with --namespaces', (rw) => ['--namespaces', '--private-mounts', '--rw', rw]],
     ['a --mount-rw with --private-mounts', (rw) => ['--private-mounts', '--mount-rw', rw, '--rw', rw]],
     ['a --chdir with --private-mounts', (rw) => ['--private-mounts', '--chdir', rw, '--rw', rw]],
+    ['--mount-tmp without --private-mounts', (rw) => ['--mount-tmp', '--rw', rw]],
+    ['--mounts-in-place without --no-supervisor', (rw) => ['--private-mounts', '--mounts-in-place', '--rw', rw]],
   ]
   for (const [what, flags] of refusals) {
     it.skipIf(!probed)(`${what}: exit 125, one line on stderr, the command never ran`, async () => {
@@ -184,6 +186,60 @@ describe.skipIf(bwrapSkip || hostSkip === 'the launcher does not run here')('--p
     expect(r.stdout).toContain('CapBnd:\t0000000000000000')
     expect(Number(/^procs: (\d+)$/m.exec(r.stdout)?.[1])).toBeLessThan(10)
     expect(r.stdout).not.toContain('wrote')
+  })
+
+  it('the launcher\'s private /tmp: only the workspace shows there, read-only; neither /tmp nor the working directory\'s ".." reaches the host\'s /tmp; a denied path in the workspace stays covered; the host\'s files and mount table are as before', async () => {
+    const { out, token } = secrets()
+    const ws = path.join(out, 'ws')
+    fs.mkdirSync(ws)
+    fs.writeFileSync(path.join(ws, 'file'), 'in-workspace')
+    fs.writeFileSync(path.join(ws, '.env'), 'SECRET-ENV')
+    const p = policy(ws, { readDeny: [token, path.join(ws, '.env')] })
+    const argv = bwrapArgs('/usr/bin/bwrap', bin, ['/bin/sh', '-c', [
+      'pwd', 'cat file', 'cat .env', `cat ${token}`, 'ls -a .. | tr "\n" " "; echo', 'ls -a /tmp | tr "\n" " "; echo', `ls ${out} | tr "\n" " "; echo`,
+      'echo x > file && echo wrote-ws', 'echo x > new && echo made-in-ws', 'echo x > /tmp/scratch && echo tmp-ok', `echo x > ${out}/planted && echo planted`, 'true',
+    ].join('; ')], p, undefined, 'launcher')
+    expect(argv.slice(0, argv.indexOf('--'))).not.toContain('--tmpfs')
+    expect(argv).toContain('--mount-tmp')
+    const before = mountTable()
+    const r = await start(argv)
+    expect(r.stderr).not.toContain('landlock-run:')
+    expect(r.code).toBe(0)
+    const lines = r.stdout.split('\n')
+    expect(lines[0]).toBe(ws)
+    expect(r.stdout).toContain('in-workspace')
+    expect(r.stdout).not.toContain('SECRET')
+    // the private /tmp holds the mount points down to the workspace and nothing of the host's
+    expect(r.stdout).toContain(`. .. ${path.basename(out)} `)
+    expect(r.stdout).not.toContain('wrote-ws')
+    expect(r.stdout).not.toContain('made-in-ws')
+    // the workspace's parent is a mount point in the private /tmp: writable there, as under bwrap's own /tmp, and not on the host
+    expect(r.stdout).toContain('planted')
+    expect(r.stdout).toContain('tmp-ok')
+    expect(fs.readFileSync(path.join(ws, 'file'), 'utf8')).toBe('in-workspace')
+    expect(fs.existsSync(path.join(ws, 'new'))).toBe(false)
+    expect(fs.existsSync(path.join(out, 'planted'))).toBe(false)
+    expect(fs.existsSync('/tmp/scratch') && fs.readFileSync('/tmp/scratch', 'utf8') === 'x\n').toBe(false)
+    expect(mountTable()).toBe(before)
+  })
+
+  it('--mounts-in-place is refused (exit 125, the command never runs) in a mount namespace not made for the command: on the host, and as PID 2 under `unshare --pid --fork` in the host\'s own', async () => {
+    const { out, token } = secrets()
+    const rw = tmp()
+    const args = ['--no-supervisor', '--private-mounts', '--mounts-in-place', '--hide', token, ...BASE, '--ro', out, '--rw', rw, '--', '/bin/sh', '-c', `touch ${rw}/ran`]
+    const before = mountTable()
+    const onHost = await start([bin, ...args])
+    expect(onHost.code).toBe(125)
+    const unshare = ['/usr/bin/unshare', '/bin/unshare'].find((p) => fs.existsSync(p))
+    if (unshare && process.getuid?.() === 0) {
+      // sh is PID 1 of the new PID namespace and the launcher its child, PID 2, in the host's mount namespace
+      const nested = await start([unshare, '--pid', '--fork', '/bin/sh', '-c', `"$0" "$@"; echo "launcher exit $?"`, bin, ...args])
+      expect(nested.stdout).toContain('launcher exit 125')
+      expect(nested.stderr).toContain('not one made for this command')
+    } else console.warn('skipped the unshare --pid case: needs root and unshare')
+    expect(fs.existsSync(path.join(rw, 'ran'))).toBe(false)
+    expect(fs.readFileSync(token, 'utf8')).toBe('SECRET-TOKEN')
+    expect(mountTable()).toBe(before)
   })
 
   it('without --cap-add the launcher is refused its mounts (exit 125) and the command never runs', async () => {

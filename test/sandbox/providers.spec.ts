@@ -118,13 +118,36 @@ describe('bwrap profile with the launcher\'s mounts', () => {
     expect(outer).not.toContain('--proc')
     expect(outer.filter((a) => a.startsWith(out))).toEqual([])
     expect(at(outer, '--cap-drop', 'ALL')).toBeLessThan(at(outer, '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETPCAP'))
-    expect(argv.slice(argv.indexOf('--') + 1, argv.indexOf('--env'))).toEqual(['/l/landlock-run', '--no-supervisor', '--private-mounts', '--mount-proc', '--mount-dev',
+    expect(argv.slice(argv.indexOf('--') + 1, argv.indexOf('--env'))).toEqual(['/l/landlock-run', '--no-supervisor', '--private-mounts', '--mounts-in-place', '--mount-proc', '--mount-dev',
       '--hide', path.join(out, 'creds'), '--hide', path.join(out, 'token'), '--mount-ro', path.join(out, 'creds/public')])
     // bwrap's own mounts: the same covers, made by bwrap
     const classic = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, undefined, 'bwrap')
     expect(classic).toContain('--dev')
     expect(classic).not.toContain('--cap-add')
     expect(at(classic, '--ro-bind', '/dev/null', path.join(out, 'token'))).toBeGreaterThan(0)
+  })
+
+  it('read-only, the launcher makes the private /tmp too (bwrap binds only the root); writable roots, a bridged proxy socket or a path shown again under /tmp outside the workspace keep bwrap\'s /tmp', () => {
+    const ws = tmp()
+    const argv = bwrapArgs('/usr/bin/bwrap', '/tmp/l/landlock-run', ['/bin/true'], ro(ws), undefined, 'launcher')
+    const outer = argv.slice(0, argv.indexOf('--'))
+    expect(outer.filter((a) => a.startsWith('--') && a.includes('bind') || a === '--tmpfs')).toEqual(['--ro-bind'])
+    expect(at(outer, '--chdir', ws)).toBeGreaterThan(0)
+    const inner = argv.slice(argv.indexOf('--') + 1)
+    expect(at(inner, '--mount-tmp', '--mount-ro', ws)).toBeGreaterThan(at(inner, '--mounts-in-place'))
+    const proxied = { ...ro(ws), network: { allow: ['example.com'], deny: [] }, proxy: { port: 1080, socket: '/run/dsh/proxy.sock', credential: { username: 'u', password: 'p' } } } as unknown as ResolvedPolicy
+    const kept = [
+      rw(ws, { writableRoots: [ws] }),
+      proxied,
+      ro(ws, { readDeny: ['/tmp/other'], readAllow: ['/tmp/other/public'] }),
+    ]
+    for (const policy of kept) {
+      const mounts = { hide: [], reveal: [...policy.readAllow] }
+      const args = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], policy, mounts, 'launcher')
+      expect(at(args, '--tmpfs', '/tmp')).toBeGreaterThan(0)
+      expect(args).not.toContain('--mount-tmp')
+      expect(args).toContain('--mounts-in-place')
+    }
   })
 
   it('a workspace or writable root under /dev or /proc keeps bwrap\'s mounts: the launcher\'s own would cover it', () => {
