@@ -19,18 +19,23 @@ export interface CodeTree {
   readonly dirs: readonly string[]
 }
 
+/** A walked tree, with its files as a set: twenty plugins of one directory each ask whether it holds their entry. */
+interface WalkedTree extends CodeTree {
+  readonly members: ReadonlySet<string>
+}
+
 /** `baseDir`: the config file's directory. `scan`: shared by the plugins of one reload. */
 export function codeTree(entry: string, baseDir: string, scan = new CodeScan()): CodeTree {
   const root = dirname(entry)
   // Why: beside (or above) the config the tree is the project, which the agent's tools change all the time
-  const project = scan.once(`project\0${root}\0${baseDir}`, () => !relative(root, baseDir).startsWith('..'))
+  const project = scan.once(root, () => !relative(root, baseDir).startsWith('..'), baseDir)
   const walked = project ? undefined : scan.walk(root, () => walk(root, scan))
   if (!walked) return { files: [entry], dirs: [root] }
-  return { files: walked.files.includes(entry) ? walked.files : [...walked.files, entry].sort(), dirs: walked.dirs }
+  return walked.members.has(entry) ? walked : { files: [...walked.files, entry].sort(), dirs: walked.dirs }
 }
 
 /** The script files under `root`, sorted, and the directories walked (each looked at before it is read); no tree when too big. */
-function walk(root: string, scan: CodeScan): { tree: CodeTree | undefined; dirs: string[] } {
+function walk(root: string, scan: CodeScan): { tree: WalkedTree | undefined; dirs: string[] } {
   const files: string[] = []
   const dirs: string[] = []
   const todo = [root]
@@ -53,5 +58,5 @@ function walk(root: string, scan: CodeScan): { tree: CodeTree | undefined; dirs:
       if (files.length > MAX_FILES) return { tree: undefined, dirs }
     }
   }
-  return { tree: { files: files.sort(), dirs }, dirs }
+  return { tree: { files: files.sort(), dirs, members: new Set(files) }, dirs }
 }

@@ -2,16 +2,24 @@
  * One look at the disk for one reload: directory trees, stat signatures and
  * content hashes, each taken once however many plugins share them (twenty
  * plugins in one directory each count all twenty files as their tree). The
- * signature is size, mtime and ctime in nanoseconds, inode and device; why
+ * signature is size, mtime and ctime in milliseconds, inode and device; why
  * that suffices: decisions/2026-12-01-plugin-code-reload.md.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync, type Stats } from 'node:fs'
 
-/** What a stat says of a file: its signature, and whether a write just after could have left it as it is. */
+/**
+ * What a stat says of a file: its signature — size, mtime and ctime (milliseconds with their
+ * fraction), inode and device, kept as the numbers the stat gave (no text to build per file) —
+ * and whether a write just after could have left it as it is.
+ */
 export interface FileLook {
-  signature: string
-  racy: boolean
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly ino: number
+  readonly dev: number
+  readonly racy: boolean
 }
 
 /** A directory tree as one walk found it, and the looks of its directories taken before reading them. */
@@ -24,26 +32,33 @@ export interface Walked<T> {
 const RACY_MS = 100
 // Why: a ctime of whole seconds may come from a filesystem that keeps 1 s or 2 s (FAT, ext3, HFS+)
 const RACY_COARSE_MS = 3_000
-const MISSING: FileLook = { signature: 'missing', racy: false }
+const MISSING: FileLook = { size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1, dev: -1, racy: false }
+const STAT = { throwIfNoEntry: false } as const
 
-const sameLook = (now: FileLook, then: FileLook) => !now.racy && now.signature === then.signature
+/** Whether two looks give the same signature. */
+export function sameSignature(a: FileLook, b: FileLook): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev
+}
+
+const sameLook = (now: FileLook, then: FileLook) => !now.racy && sameSignature(now, then)
 
 /**
- * size, mtime and ctime, inode and device; racy when the ctime is within one tick of the stat (or ahead of it).
+ * size, mtime and ctime, inode and device; racy when the ctime is within one tick of `at` (or ahead of it).
+ * `at` is a clock read before the stat (a scan's start): an earlier one only makes more looks racy.
  * Milliseconds (with their fraction) suffice: a later write stamps a ctime at least the racy window past a
  * settled one. Why not BigInt stats: decisions/2026-12-01-plugin-code-reload.md.
  */
-function lookAt(file: string): FileLook {
-  const at = Date.now()
+function lookAt(file: string, at: number): FileLook {
   let stats: Stats | undefined
   try {
-    stats = statSync(file, { throwIfNoEntry: false })
+    stats = statSync(file, STAT)
   } catch {
     stats = undefined
   }
   if (!stats) return MISSING
-  const window = stats.ctimeMs % 1000 === 0 ? RACY_COARSE_MS : RACY_MS
-  return { signature: `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}:${stats.dev}`, racy: at - stats.ctimeMs < window }
+  const { size, mtimeMs, ctimeMs, ino, dev } = stats
+  const window = ctimeMs % 1000 === 0 ? RACY_COARSE_MS : RACY_MS
+  return { size, mtimeMs, ctimeMs, ino, dev, racy: at - ctimeMs < window }
 }
 
 export class CodeScan {
@@ -51,6 +66,8 @@ export class CodeScan {
   /** the walks this scan used, kept for the next scan (`walks` of the one before) */
   readonly walks = new Map<string, Walked<unknown>>()
   private looks = new Map<string, FileLook>()
+  // Why one clock read: taken before every stat of this scan, it can only make a look racy that a later read would not
+  private readonly at = Date.now()
   private hashes = new Map<string, string>()
   /** how many files were read and hashed in this scan (what the stat signature saves) */
   hashed = 0
@@ -97,7 +114,7 @@ export class CodeScan {
   /** A file's stat signature, taken once in this scan. */
   look(file: string): FileLook {
     let look = this.looks.get(file)
-    if (!look) this.looks.set(file, (look = lookAt(file)))
+    if (!look) this.looks.set(file, (look = lookAt(file, this.at)))
     return look
   }
 

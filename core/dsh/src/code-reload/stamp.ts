@@ -6,10 +6,11 @@
  * the signature as it was); a file whose signature changed but whose
  * contents did not (`touch`, a build writing the same output) is no change.
  */
-import type { CodeScan } from './scan.js'
+import { sameSignature, type CodeScan, type FileLook } from './scan.js'
 
 export interface FileStamp {
-  signature: string
+  /** the file's stat signature when it was hashed */
+  look: FileLook
   hash: string
   /** the signature was taken within one tick of the file's ctime: hash again next time */
   racy: boolean
@@ -17,26 +18,28 @@ export interface FileStamp {
 
 export type CodeStamp = ReadonlyMap<string, FileStamp>
 
+/** Whether `old` still vouches for the file as `look` sees it: the same settled signature. */
+const holds = (old: FileStamp | undefined, look: FileLook) => old !== undefined && !old.racy && !look.racy && sameSignature(old.look, look)
+
 /**
  * The stamp of `files` now, and whether their contents differ from `before`'s
  * (a file added or gone counts). With no `before`, every file is hashed.
  */
 export function restamp(files: readonly string[], scan: CodeScan, before: CodeStamp = new Map()): { stamp: CodeStamp; changed: boolean } {
+  // Why first: the common reload changes nothing, and then `before` is kept as it is, with nothing allocated
+  if (before.size === files.length && files.every((file) => holds(before.get(file), scan.look(file)))) return { stamp: before, changed: false }
   const stamp = new Map<string, FileStamp>()
   let changed = before.size !== files.length
-  let same = !changed
   for (const file of files) {
-    const { signature, racy } = scan.look(file)
+    const look = scan.look(file)
     const old = before.get(file)
-    if (old && old.signature === signature && !old.racy && !racy) {
-      stamp.set(file, old)
+    if (holds(old, look)) {
+      stamp.set(file, old!)
       continue
     }
-    same = false
     const hash = scan.hash(file)
     if (old?.hash !== hash) changed = true
-    stamp.set(file, { signature, hash, racy })
+    stamp.set(file, { look, hash, racy: look.racy })
   }
-  // Why: the common reload changes nothing; keeping `before` keeps it from allocating per plugin
-  return { stamp: same ? before : stamp, changed }
+  return { stamp, changed }
 }
