@@ -120,6 +120,8 @@ function bundledRequires(contents, file) {
   if (!/\bconst require = createRequire\(/.test(contents)) return contents
   return contents
     .replace(/(?<![\w$.])require(?=\s*[(.])/g, '__dshRequire')
+    // made on its first call, so the module's package is not looked for at import
+    .replace(/\bconst require = createRequire\(import\.meta\.url\)/, 'const __dshRequire = __dshLazyRequire(__dshMeta)')
     .replace(/\bconst require = createRequire\(/, 'const __dshRequire = createRequire(')
     .replace(/__dshRequire\((['"])([^'"]+)\1\)/g, (call, quote, specifier) => {
       if (isExternal(specifier) || REQUIRED_FROM_DISK.includes(packageOf(specifier)) || BUILTIN.has(specifier) || specifier.startsWith('node:') || specifier.startsWith('.')) return call
@@ -175,7 +177,7 @@ const originalUrls = {
       const { code } = await transform(bundledRequires(contents, args.path), { loader: 'js', format: 'esm', target: 'node20', define: { 'import.meta.url': '__dshMeta.url', 'import.meta.dirname': '__dshUnrelocated', 'import.meta.filename': '__dshUnrelocated', 'import.meta.resolve': '__dshUnrelocated' }, sourcefile: args.path })
       if (code.includes('__dshUnrelocated')) return { errors: [{ text: `${args.path} uses import.meta beyond import.meta.url, which the bundle cannot relocate` }] }
       const meta = `__dshModuleMeta(${JSON.stringify(owner.name)}, ${JSON.stringify(within)}, ${JSON.stringify(viaOf(owner.name))})`
-      return { contents: `import { moduleMeta as __dshModuleMeta, vendored as __dshVendored } from ${JSON.stringify(helper)};\nconst __dshMeta = ${meta};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
+      return { contents: `import { lazyRequire as __dshLazyRequire, moduleMeta as __dshModuleMeta, vendored as __dshVendored } from ${JSON.stringify(helper)};\nconst __dshMeta = ${meta};\n${code}`, loader: 'js', resolveDir: dirname(args.path) }
     })
   },
 }
@@ -200,13 +202,14 @@ function viaOf(name) {
 }
 
 /**
- * The script's `import()` calls (a plugin from outside, an ES-only package such as web-tree-sitter:
- * what esbuild left as an import) become calls of the function vendor-load.js gives the script,
- * DYNAMIC_IMPORT, a word as long as `import` (the source map still fits); found by a lexer
- * (es-module-lexer), so text in strings, comments and regular expressions is never touched. The
- * build fails on an import statement or an `import.meta` left in the script.
+ * The script as esbuild wrote it, made ready to run through vm with a code cache: its `import()`
+ * calls (a plugin from outside, an ES-only package such as web-tree-sitter: what esbuild left as
+ * an import) become calls of the function vendor-load.js gives the script, DYNAMIC_IMPORT, a word
+ * as long as `import` (the source map still fits), found by a lexer (es-module-lexer), so text in
+ * strings, comments and regular expressions is never touched — the build fails on an import
+ * statement or an `import.meta` left in it; and it is made ASCII.
  */
-function sendDynamicImportsOut(file) {
+function finishScript(file) {
   let source = readFileSync(file, 'utf8')
   // the name as code (not the string vendor-load.js holds it in): a binding of it would hide the function
   if (new RegExp(`(?<![\\w$'"])${DYNAMIC_IMPORT.replace(/\$/g, '\\$')}(?![\\w$'"])`).test(source)) throw new Error(`${file} already uses the name ${DYNAMIC_IMPORT}, which stands for import() in the bundle`)
@@ -216,6 +219,15 @@ function sendDynamicImportsOut(file) {
     if (d < 0 || source.slice(ss, ss + 'import'.length) !== 'import') throw new Error(`${file} holds ${d === -2 ? 'an import.meta' : 'an import statement'} at ${ss} (${JSON.stringify(source.slice(ss, ss + 60))}), which a CommonJS script cannot run`)
     source = `${source.slice(0, ss)}${DYNAMIC_IMPORT}${source.slice(ss + 'import'.length)}`
   }
+  // only ASCII, so node reads it as a one-byte string (a UTF-8 file becomes two bytes a character,
+  // decoded slowly): esbuild escapes what is not ASCII in code, not in the comments it keeps. Each
+  // such character becomes its \u escape, the same character wherever else it could stand (a
+  // string, a cooked template, a regular expression); the build fails on one outside a comment line
+  source = source.split('\n').map((line, index) => {
+    if (!/[^\x00-\x7f]/.test(line)) return line
+    if (!/^\s*(?:\/\/|\/\*|\*)/.test(line)) throw new Error(`${file}:${index + 1} holds a character that is not ASCII outside a comment: ${JSON.stringify(line.slice(0, 120))}`)
+    return line.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  }).join('\n')
   // the function, as vendor-load.js hands it over; required by node's CommonJS loader (source maps
   // on), the script imports for itself. A line more, after the "use strict" that must stay first:
   // the source map gets an empty line there
@@ -301,7 +313,7 @@ try {
     // an import.meta left in the script would be an empty object: every one must have been relocated
     logOverride: { 'empty-import-meta': 'error' },
   })
-  sendDynamicImportsOut(join(building, 'cli.cjs'))
+  finishScript(join(building, 'cli.cjs'))
   // the entry bin/dsh.js imports: the script run with its code cache
   await build({ entryPoints: [join(packageDir, 'scripts', 'bundle-start.js')], outfile: join(building, 'cli.js'), bundle: true, format: 'esm', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' })
   for (const { file, text } of sharedModules) {

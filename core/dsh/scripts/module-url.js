@@ -42,6 +42,18 @@ export function moduleMeta(name, within, via) {
   }
 }
 
+/**
+ * `createRequire(import.meta.url)` of a bundled module (`meta`: moduleMeta's), made on its first
+ * call: what the bundled modules use of it, a call and `resolve`.
+ */
+export function lazyRequire(meta) {
+  let require
+  const real = () => (require ??= createRequire(meta.url))
+  const lazy = (id) => real()(id)
+  lazy.resolve = (request, options) => real().resolve(request, options)
+  return lazy
+}
+
 const vendor = new Map()
 
 /**

@@ -7,6 +7,7 @@
  * compiled as it would be without one. The cache lies beside the code, written by the same build
  * (cached code runs unchecked, so it is never read from anywhere another user could write).
  */
+import { isAscii } from 'node:buffer'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -15,6 +16,7 @@ import vm from 'node:vm'
 
 const DIGEST_BYTES = 32
 
+/** The SHA-256 of a source, given as its bytes (what the file holds) or as its text. */
 const digest = (source) => createHash('sha256').update(source).digest()
 
 /**
@@ -54,7 +56,10 @@ export function cacheOf(script, source) {
   return Buffer.concat([digest(source), script.createCachedData()])
 }
 
-/** `<file>.cache` if it was made from this source: its V8 data (else undefined), and what was found (none, stale, fresh). */
+/**
+ * `<file>.cache` if it was made from this source (its bytes, or its text): its V8 data (else
+ * undefined), and what was found (none, stale, fresh).
+ */
 export function cacheFor(file, source) {
   let cache
   try {
@@ -76,8 +81,11 @@ export function cacheFor(file, source) {
  */
 export function runVendored(file) {
   if (process.sourceMapsEnabled) return { exports: createRequire(file)(file), cache: 'unused (source maps)' }
-  const source = readFileSync(file, 'utf8')
-  const found = cacheFor(file, source)
+  // the digest of the bytes read, not of the text (which would be encoded again to be hashed)
+  const bytes = readFileSync(file)
+  // ASCII (as the build writes dist/cli.cjs) is read as latin1, the same text, without UTF-8's decoding
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8')
+  const found = cacheFor(file, bytes)
   const { script, exports } = run(file, source, found.data)
   return { script, source, exports, cache: found.state !== 'fresh' ? found.state : script.cachedDataRejected ? 'rejected' : 'used' }
 }
