@@ -126,8 +126,13 @@ describe('the CLI bundle', () => {
       expect(start(pkg)).toBe('none')
     }, 60_000)
 
-    it('with source maps on, node requires the script (and reads its map) instead', () => {
+    it('with source maps on, node requires the script (and reads its map) instead; a plugin from outside still shares its copies', () => {
       expect(start(packageCopy(), ['--enable-source-maps'])).toBe('unused (source maps)')
+      const config = join(dir, 'source-maps.yml')
+      writeFileSync(config, `dataDir: ${join(dir, '.dsh')}\nplugins:\n  workspace-tools:\n    workspace: ${dir}\n  ${JSON.stringify(FIXTURE)}: {}\n`)
+      const run = spawnSync(process.execPath, ['--enable-source-maps', BIN, 'exec', 'shared_copies', '{}', '--config', config, '--json'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
+      expect(run.status, run.stderr).toBe(0)
+      expect(JSON.parse(run.stdout).result.value).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false, kernelUrl: pathToFileURL(join(root, 'core/dsh/dist/shared/dsh-kernel.js')).href })
     }, 60_000)
   })
 
