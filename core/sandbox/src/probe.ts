@@ -5,7 +5,8 @@
  * backend that cannot start the command, or lets the write through, is
  * unavailable.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { rm, rmdir, unlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeError } from '@dsh/kernel'
@@ -40,27 +41,26 @@ export async function probeReadOnlyWrite(name: string, build: (argv: readonly st
   } catch (error) {
     return { available: false, reason: `probe failed: ${describeError(error)}` }
   } finally {
-    removeProbeDir(dir)
+    await removeProbeDir(dir)
   }
 }
 
 /**
  * The probe's directory holds `probe`, and `new` when a write got through: each removed by name,
- * then the directory. Anything else there (a backend that let more through) falls back to a
- * recursive rmSync — whose first use in a process loads and compiles node's rimraf on the way to
- * the first answer of `dsh mcp`, for two files.
+ * then the directory, off the main thread (right after bwrap's exit, the directory's rmdir can
+ * wait on the kernel for milliseconds while the sandbox's mount namespace goes away). Anything else
+ * there (a backend that let more through) falls back to a recursive rm — whose first use in a
+ * process loads and compiles node's rimraf on the way to the first answer of `dsh mcp`, for two files.
  */
-function removeProbeDir(dir: string): void {
+async function removeProbeDir(dir: string): Promise<void> {
   try {
     for (const name of ['probe', 'new']) {
-      try {
-        unlinkSync(join(dir, name))
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      }
+      await unlink(join(dir, name)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error
+      })
     }
-    rmdirSync(dir)
+    await rmdir(dir)
   } catch {
-    rmSync(dir, { recursive: true, force: true })
+    await rm(dir, { recursive: true, force: true }).catch(() => {})
   }
 }

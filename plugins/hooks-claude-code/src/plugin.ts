@@ -14,7 +14,7 @@
 import type { Context } from 'cordis'
 import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
-import type {} from '@dsh/kernel'
+import { raw } from '@dsh/kernel'
 import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
@@ -46,7 +46,11 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
     ...(config.settingsFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'claude' as const })),
     ...(config.codexFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'codex' as const })),
   ]
-  const sandbox = ctx.get('sandbox') as SandboxLike | undefined
+  // Why the service itself, not cordis's traceable proxy of it: none of describe, readProtected and
+  // protectedStamp ties anything to this plugin's scope, and through the proxy every access to the
+  // service's own members (its probes, results, defaults) made a shadow context and a proxy
+  const found = ctx.get('sandbox') as SandboxLike | undefined
+  const sandbox = found && raw(found)
   const view = await describeSandbox(sandbox, workspace)
   const store = new HookStore(inline, sources, (file) => refusal(file, roots, view), ledgerReader(sandbox, roots, view, fileStamp))
   store.init()
