@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Context, Service, symbols } from 'cordis'
-import { cordisInternalsProblems, detachServiceContext, exposeService, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
+import { cordisInternalsProblems, detachServiceContext, exposeAccessors, exposeService, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
 
 // the cordis line these internals were checked against; a different one must be re-checked here
 const PINNED = /^3\.18\./
@@ -138,4 +138,62 @@ describe('cordis internals (one module reaches them; each is pinned here)', () =
     // nothing leaked onto cordis itself: a fresh root has no such property
     expect(Object.getOwnPropertyDescriptor(new Context(), 'dshExposed')).toBeUndefined()
   })
+
+  it("exposeAccessors: a plugin reads cordis's accessors as before, on its own scope, and no Error is built for the read", async () => {
+    // Why a counting Error: the context handler builds one, stack and all, for every name the raw context lacks
+    const Original = globalThis.Error
+    let built = 0
+    const Counting = class extends Original {
+      constructor(...args: any[]) {
+        super(...args)
+        if (String(args[0]).includes('is not registered')) built++
+      }
+    }
+    const startAndStop = (root: Context) => {
+      let heard = 0
+      let child: any
+      let seen: any = {}
+      const fork = root.plugin({ name: 'reader', apply(ctx: Context) {
+        ctx.on('dsh/accessor-spec' as any, () => { heard++ })
+        child = ctx.plugin({ name: 'child', apply() {} } as any)
+        seen = { runtime: (ctx as any).runtime, config: (ctx as any).config, get: typeof ctx.get, effect: typeof ctx.effect }
+      } } as any, { level: 1 })
+      root.emit('dsh/accessor-spec' as any)
+      const during = heard
+      fork.dispose()
+      root.emit('dsh/accessor-spec' as any)
+      return { fork, during, after: heard, child, seen }
+    }
+    const plain = new Context()
+    const exposed = new Context()
+    exposeAccessors(exposed)
+    let before: number, after: number, a: ReturnType<typeof startAndStop>, b: ReturnType<typeof startAndStop>
+    globalThis.Error = Counting as ErrorConstructor
+    try {
+      a = startAndStop(plain)
+      before = built
+      built = 0
+      b = startAndStop(exposed)
+      after = built
+    } finally {
+      globalThis.Error = Original
+    }
+    // what cordis does without it: the reads build Errors, so the count below can fail
+    expect(before).toBeGreaterThan(0)
+    expect(after).toBe(0)
+    for (const run of [a, b]) {
+      // the listener was the plugin's: heard while it ran, gone with it; its child plugin went with it too
+      expect(run.during).toBe(1)
+      expect(run.after).toBe(1)
+      expect(run.seen.runtime).toBe((run.fork as any).runtime)
+      expect(run.seen.config).toEqual({ level: 1 })
+      expect(run.seen.get).toBe('function')
+      expect(run.seen.effect).toBe('function')
+      expect(run.child.uid).toBeNull()
+    }
+    // only that root: a fresh one has no such property
+    expect(Object.getOwnPropertyDescriptor(new Context(), 'emit')).toBeUndefined()
+    expect(Object.getOwnPropertyDescriptor(exposed, 'emit')?.get).toBeTypeOf('function')
+  })
 })
+

@@ -4,7 +4,7 @@
  */
 import { Context } from 'cordis'
 import { resolve } from 'node:path'
-import { canonicalJson, describeError, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
+import { canonicalJson, describeError, exposeAccessors, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
 import { SystemPromptService } from '@dsh/system-prompt'
 import { codeMode, ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
@@ -59,6 +59,8 @@ export async function createKernel(input?: KernelOptions, start: KernelStart = {
   // a preset fills approval.policy and sandbox.mode where they are not set explicitly
   const options = applyPreset(file ? mergeOptions(file.options, explicit) : explicit)
   const ctx = new Context()
+  // cordis's own accessors (ctx.emit, ctx.on, ctx.plugin, …) read without the Error its handler builds for each
+  exposeAccessors(ctx)
   ctx.plugin(SessionService, { dataDir: resolve(options.dataDir ?? '.dsh') })
   ctx.plugin(SystemPromptService)
   ctx.plugin(ToolService, { mode: options.tools?.mode ?? 'native' })

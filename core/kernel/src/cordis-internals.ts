@@ -21,8 +21,10 @@
  *   resolves it as a service — which builds an `Error`, stack and all, on every access.
  * - `getTraceable` and `symbols.shadow`: the trace cordis builds for a reader, and its rule
  *   that an object with an own `symbols.shadow` stands for its prototype, already traced.
+ * - `symbols.internal` entries of type `accessor` (`{ get(receiver) }`) and `symbols.receiver`:
+ *   how the context handler reads a mixin (`ctx.emit`, `ctx.on`, `ctx.plugin`, `ctx.get`, …).
  */
-import { Context, getTraceable, isObject, ReflectService, symbols } from 'cordis'
+import { Context, getTraceable, isObject, ReflectService, symbols, type ForkScope } from 'cordis'
 
 type AnyFn = (...args: any[]) => any
 
@@ -166,6 +168,43 @@ export function exposeService(ctx: Context, name: string): void {
   })
 }
 
+/** Whether `object` or an object on its prototype chain has `name` (no proxy trap is asked: cordis's context handler has none for descriptors). */
+function defined(object: object | null, name: string): boolean {
+  for (; object; object = Object.getPrototypeOf(object)) if (Object.getOwnPropertyDescriptor(object, name)) return true
+  return false
+}
+
+/**
+ * Make each of cordis's accessors registered on this root so far (the mixins of its own services:
+ * `ctx.emit`, `ctx.on`, `ctx.plugin`, `ctx.get`, `ctx.effect`, `ctx.runtime`, … and the timer's)
+ * an own property of the root, read as cordis reads it: `entry.get.call(ctx, ctx[symbols.receiver])`,
+ * looked up again on every read. Why: the context handler builds an `Error`, stack and all, for
+ * every read of a name the raw context lacks before it even looks whether the name is an accessor,
+ * and then drops it (it warns only for services and unknown names) — 17 of them for each plugin
+ * started on reload, ~4 µs each here. A name the root or its prototype already has is left alone;
+ * an accessor gone since reads undefined, as cordis's own lookup would give; a value carrying a
+ * tracker goes back in a shadow holder, so cordis hands it out untraced, as from the accessor. Only
+ * this root's contexts are touched, never cordis's prototypes.
+ */
+export function exposeAccessors(ctx: Context): void {
+  const root = ctx.root as unknown as Record<PropertyKey, any>
+  const internal = root[symbols.internal] as Record<string, { type?: string } | undefined>
+  for (const name of Object.keys(internal)) {
+    if (internal[name]?.type !== 'accessor' || defined(root, name)) continue
+    Object.defineProperty(root, name, {
+      configurable: true,
+      enumerable: false,
+      // `this` is the reading context; assignments never reach here (cordis's set trap takes them)
+      get(this: Record<PropertyKey, any>) {
+        const entry = this[symbols.internal][name] as { type?: string; get?: (receiver: unknown) => unknown } | undefined
+        if (entry?.type !== 'accessor' || !entry.get) return undefined
+        const value = entry.get.call(this, this[symbols.receiver])
+        return isObject(value) && (value as any)[symbols.tracker] ? Object.create(value as object, { [symbols.shadow]: { value: true } }) : value
+      },
+    })
+  }
+}
+
 /** What the installed cordis no longer provides of the above (empty when all holds). */
 export function cordisInternalsProblems(): string[] {
   const problems: string[] = []
@@ -194,7 +233,29 @@ export function cordisInternalsProblems(): string[] {
   const fork = root.plugin({ name: 'dsh-internals-probe', apply() {} } as any)
   if (ownerName(fork.ctx) !== 'dsh-internals-probe') problems.push('scope.runtime.name no longer names the plugin a context belongs to')
   fork.dispose()
-  problems.push(...exposedServiceProblems())
+  problems.push(...exposedServiceProblems(), ...exposedAccessorProblems())
+  return problems
+}
+
+/** Whether `exposeAccessors` still reads each accessor as cordis does, for the reading context. */
+function exposedAccessorProblems(): string[] {
+  if (typeof symbols?.receiver !== 'symbol' || typeof symbols?.tracker !== 'symbol') return ['symbols.receiver or symbols.tracker is gone: cordis accessors cannot be read as cordis reads them']
+  const root = new Context()
+  exposeAccessors(root)
+  const problems: string[] = []
+  if (!['emit', 'on', 'plugin', 'get', 'runtime'].every((name) => Object.hasOwn(root, name))) problems.push("cordis's own mixins (emit, on, plugin, get, runtime) are no longer accessors in symbols.internal")
+  let heard: unknown
+  const fork: ForkScope = root.plugin({ name: 'dsh-accessor-probe', apply(ctx: Context) {
+    ctx.on('dsh/accessor-probe' as any, function (this: unknown, value: unknown) { heard = value })
+  } } as any)
+  const ctx = fork.ctx as any
+  if (ctx.runtime !== (fork as any).runtime) problems.push("an exposed accessor no longer reads the reading context's own value (ctx.runtime)")
+  root.emit('dsh/accessor-probe' as any, 1)
+  if (heard !== 1) problems.push('ctx.on read through an exposed accessor no longer registers the listener ctx.emit reaches')
+  fork.dispose()
+  heard = undefined
+  root.emit('dsh/accessor-probe' as any, 2)
+  if (heard !== undefined) problems.push("ctx.on read through an exposed accessor no longer registers on the reading plugin's scope (its listener outlived the plugin)")
   return problems
 }
 
