@@ -112,6 +112,17 @@ describe.skipIf(!linux)('startProcess', () => {
     expect(() => readFileSync(join(dir, 'ran'))).toThrow()
   })
 
+  it('an abort while the run is still starting (before it spawns) ends it too: nothing runs', async () => {
+    const dir = scratch()
+    const controller = new AbortController()
+    // startProcess returns before its first await; the abort lands there, before the spawn
+    const proc = startProcess({ ...base(dir, 'touch ran; sleep 60'), signal: controller.signal, timeoutMs: 60_000 })
+    controller.abort()
+    const outcome = await proc.done
+    expect(outcome).toMatchObject({ termination: { reason: 'aborted' }, exitCode: null, spawnError: 'the run was ended before it started' })
+    expect(() => readFileSync(join(dir, 'ran'))).toThrow()
+  })
+
   it('stop() ends it with its message; the first reason stands', async () => {
     const dir = scratch()
     const proc = startProcess({ ...base(dir, 'echo $$ > started; sleep 60'), timeoutMs: 60_000 })

@@ -90,7 +90,18 @@ async function run(options: ProcessOptions, stdout: OutputCapture, stderr: Outpu
     exitCode: null, signal: null, stdout, stderr, durationMs: Math.round((performance.now() - started) * 1000) / 1000, termination: control.termination, ...fields,
   })
   const { signal } = options
-  if (signal?.aborted) stop({ reason: 'aborted' })
+  // Why before the first await: an abort while execa is first imported must still end the run
+  const onAbort = () => stop({ reason: 'aborted' })
+  if (signal?.aborted) onAbort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    return await spawnAndWait(options, stdout, stderr, control, stop, outcome)
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+  }
+}
+
+async function spawnAndWait(options: ProcessOptions, stdout: OutputCapture, stderr: OutputCapture, control: Control, stop: (why: Termination) => void, outcome: (fields: Partial<ProcessOutcome>) => ProcessOutcome): Promise<ProcessOutcome> {
   const { execa } = await loadExeca()
   if (control.termination) return outcome({ spawnError: 'the run was ended before it started' })
   const tag = randomUUID()
@@ -133,8 +144,6 @@ async function run(options: ProcessOptions, stdout: OutputCapture, stderr: Outpu
   child.stdin?.on('error', () => {})
   const limitMs = options.timeoutMs
   const deadline = limitMs === undefined ? undefined : setTimeout(() => stop({ reason: 'deadline', limitMs }), limitMs)
-  const onAbort = () => stop({ reason: 'aborted' })
-  signal?.addEventListener('abort', onAbort, { once: true })
   if (options.input !== undefined) child.stdin?.end(options.input)
   if (control.termination) control.kill()
 
@@ -148,7 +157,6 @@ async function run(options: ProcessOptions, stdout: OutputCapture, stderr: Outpu
     clearTimeout(deadline)
     clearTimeout(force)
     clearTimeout(pipes)
-    signal?.removeEventListener('abort', onAbort)
     // its pid may be reused from now on: nothing signals it any more
     control.kill = undefined
     // Why: a process that outlived SIGTERM before the grace ran out, or one left behind by a normal exit
