@@ -3,6 +3,7 @@ import { Service, type Context } from 'cordis'
 import Schema from 'schemastery'
 import { KernelError, loadPlugin as fromDsh } from 'dsh'
 import { createTestKernel, loadPlugin, testTool, type TestKernel } from 'dsh/testing'
+import { rejection } from '../rejection.js'
 
 let k: TestKernel | undefined
 afterEach(async () => {
@@ -22,15 +23,6 @@ const limited = {
   },
 }
 
-async function rejection(promise: Promise<unknown>): Promise<KernelError> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(KernelError)
-    return error as KernelError
-  }
-  throw new Error('expected loadPlugin to reject')
-}
 
 describe('loadPlugin(ctx, plugin, config?)', () => {
   it('is exported by dsh and dsh/testing alike', () => {

@@ -111,3 +111,8 @@ export function approvals(k: TestKernel, answer: 'approved' | 'denied') {
   })
   return asked
 }
+
+/** Settings whose PreToolUse hook (every tool) appends a line to `<marks>/<name>`. */
+export function markingSettings(marks: string, name: string): string {
+  return JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `echo ran >> '${join(marks, name)}'` }] }] } })
+}

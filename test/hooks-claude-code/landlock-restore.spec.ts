@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createKernel, type Kernel } from 'dsh'
 import { ledgerDir, unrestoredFile } from '@dsh/sandbox'
 import { skipWhen, unavailable } from '../backends.js'
+import { markingSettings } from './helpers.js'
 
 const why = await unavailable('landlock')
 const noLandlock = skipWhen(why !== undefined, 'workspace settings under the real Landlock launcher', `the landlock backend is unavailable here (${why})`)
@@ -36,10 +37,6 @@ function tempDir(prefix: string): string {
   return dir
 }
 
-/** Settings whose PreToolUse hook (every tool) appends a line to `<marks>/<name>`. */
-function settings(marks: string, name: string): string {
-  return JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `echo ran >> '${join(marks, name)}'` }] }] } })
-}
 
 function count(marks: string, name: string): number {
   const file = join(marks, name)
@@ -66,7 +63,7 @@ async function start(): Promise<Setup> {
   const ws = tempDir('dsh-hooks-landlock-ws-')
   const marks = tempDir('dsh-hooks-landlock-marks-')
   mkdirSync(join(ws, '.claude'))
-  const original = settings(marks, 'old')
+  const original = markingSettings(marks, 'old')
   writeFileSync(join(ws, '.claude/settings.json'), original)
   kernel = await createKernel({
     dataDir: join(ws, '.dsh'),
@@ -79,7 +76,7 @@ async function start(): Promise<Setup> {
     ws,
     marks,
     original,
-    planted: settings(marks, 'planted'),
+    planted: markingSettings(marks, 'planted'),
     call(name, args, id = 'main') {
       let session = sessions.get(id)
       if (!session) {

@@ -17,6 +17,7 @@ import { createKernel, type Kernel } from 'dsh'
 import { ledgerDir, stateFile } from '@dsh/sandbox'
 import { skipWhen, unavailable } from '../backends.js'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
+import { markingSettings } from './helpers.js'
 
 // the ledger is shared by every dsh process of the user: this file's records stay its own
 usePrivateTmpdir('dsh-hooks-describe-tmp-')
@@ -40,10 +41,6 @@ function tempDir(prefix: string): string {
   return dir
 }
 
-/** Settings whose PreToolUse hook (every tool) appends a line to `<marks>/<name>`. */
-function settings(marks: string, name: string): string {
-  return JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `echo ran >> '${join(marks, name)}'` }] }] } })
-}
 
 /** A real process takes `entry` for a call (absent or as it is), its "command" makes `file` hold `text`, and it is killed before giving it back. */
 function killedHolder(ws: string, entry: string, file: string, text: string): void {
@@ -76,13 +73,13 @@ for (const backend of backends) {
       const ws = tempDir('dsh-hooks-describe-ws-')
       const marks = tempDir('dsh-hooks-describe-marks-')
       const claude = join(ws, '.claude')
-      killedHolder(ws, claude, join(claude, 'settings.json'), settings(marks, 'planted'))
+      killedHolder(ws, claude, join(claude, 'settings.json'), markingSettings(marks, 'planted'))
       kernel = await start(ws, backend)
       // put back before anything else: the entry was absent, what the command made is beside it, inert
       expect(existsSync(claude)).toBe(false)
       const aside = readdirSync(ws).filter((name) => name.startsWith('.claude.dsh-displaced-'))
       expect(aside).toHaveLength(1)
-      expect(readFileSync(join(ws, aside[0], 'settings.json'), 'utf8')).toBe(settings(marks, 'planted'))
+      expect(readFileSync(join(ws, aside[0], 'settings.json'), 'utf8')).toBe(markingSettings(marks, 'planted'))
       expect(existsSync(stateFile(ledgerDir(), claude))).toBe(false)
       const ran = await call(kernel, 'echo hi')
       expect(ran.isError, ran.error?.message).toBe(false)
@@ -93,7 +90,7 @@ for (const backend of backends) {
       const ws = tempDir('dsh-hooks-describe-ws-')
       const marks = tempDir('dsh-hooks-describe-marks-')
       mkdirSync(join(ws, '.claude'))
-      writeFileSync(join(ws, '.claude/settings.json'), settings(marks, 'old'))
+      writeFileSync(join(ws, '.claude/settings.json'), markingSettings(marks, 'old'))
       const other = tempDir('dsh-hooks-describe-other-')
       const git = join(other, '.git')
       killedHolder(other, git, join(git, 'hooks-planted'), 'planted')

@@ -12,6 +12,7 @@ import { KernelError } from '@dsh/kernel'
 import { ledgerDir, SandboxService, SNAPSHOT_MAX_BYTES, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider } from '@dsh/sandbox'
 import { skipWhen, unavailable } from '../backends.js'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
+import { rejection } from '../rejection.js'
 
 // the ledger is shared by every dsh process of the user: this file's stays its own
 usePrivateTmpdir('dsh-describe-tmp-')
@@ -40,15 +41,6 @@ function provider(name: string, probe: () => Promise<ProbeResult>, confine: () =
   return p
 }
 
-async function rejection(promise: Promise<unknown>): Promise<KernelError> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(KernelError)
-    return error as KernelError
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('describe() fails closed as confine() does', () => {
   it('made while the probe runs, it waits for it, and is refused when the probe fails', async () => {

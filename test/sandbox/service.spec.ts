@@ -11,6 +11,7 @@ import { KernelError, SessionService } from '@dsh/kernel'
 import {
   bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
 } from '@dsh/sandbox'
+import { rejection } from '../rejection.js'
 
 const temps: string[] = []
 function tmp(): string {
@@ -55,15 +56,6 @@ function fake(name: string, probe: () => ProbeResult | Promise<ProbeResult> = ()
   return f
 }
 
-async function rejection(promise: Promise<unknown>): Promise<KernelError> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(KernelError)
-    return error as KernelError
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('policy checks', () => {
   const bad: Array<[string, (ws: string, file: string) => [unknown, unknown], string]> = [
