@@ -2,7 +2,7 @@
 // first tools/list answer, and `dsh exec` of a tool that does nothing, end to
 // end — each against spawning `node -e 0` in the same run; and the floor under the first: node
 // reading and compiling, without running, what dsh mcp loads by then (its ES modules, and the
-// bundle's script with its code cache). Needs the build (bin/dsh.js runs dist/, the bundle, where
+// bundle's script with its code cache). Needs the build (bin/dsh.cjs runs dist/, the bundle, where
 // it is there, else lib/).
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
@@ -10,9 +10,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, now, tempDir } from './lib.js'
 
-const DSH = fileURLToPath(new URL('../core/dsh/bin/dsh.js', import.meta.url))
+// the package's bin, what `npx dsh` runs
+const DSH = fileURLToPath(new URL('../core/dsh/bin/dsh.cjs', import.meta.url))
 const FLOOR = fileURLToPath(new URL('./children/cli-floor.js', import.meta.url))
-// the bundle's script, which dist/cli.js compiles with the code cache beside it (not an ES module: NODE_DEBUG=esm does not list it)
+// the bundle's script, which dist/start.cjs compiles with the code cache beside it (not an ES module: NODE_DEBUG=esm does not list it)
 const SCRIPT = fileURLToPath(new URL('../core/dsh/dist/cli.cjs', import.meta.url))
 const SCRIPT_LOADER = new URL('../core/dsh/scripts/vendor-load.js', import.meta.url).href
 const SAMPLES = 15
@@ -89,12 +90,13 @@ export async function run() {
     writeFileSync(config, `dataDir: ${join(configured, '.dsh')}\nsandbox:\n  workspace: ${configured}\nplugins:\n  workspace-tools:\n    workspace: ${configured}\n`)
     // the floor: node reading and compiling (not running) what `dsh mcp` loads before its first answer
     const { modules } = await mcpFirstList(bare, true)
-    const scripts = existsSync(SCRIPT) && modules.some((url) => url.endsWith('/core/dsh/dist/cli.js')) ? [{ file: SCRIPT, loader: SCRIPT_LOADER }] : []
+    // the bundle runs where the build made it (bin/dsh.cjs: dist/start.cjs and dist/cli.cjs), else lib/'s ES modules
+    const scripts = existsSync(SCRIPT) && existsSync(fileURLToPath(new URL('../core/dsh/dist/start.cjs', import.meta.url))) ? [{ file: SCRIPT, loader: SCRIPT_LOADER }] : []
     const list = join(dir, 'modules.json')
     writeFileSync(list, JSON.stringify({ modules, scripts }))
     const bytes = modules.reduce((sum, url) => sum + statSync(new URL(url)).size, 0) + scripts.reduce((sum, { file }) => sum + statSync(file).size, 0)
     const cacheBytes = scripts.reduce((sum, { file }) => sum + statSync(`${file}.cache`).size, 0)
-    const compiled = `the ${modules.length} ES modules${scripts.length ? ' and the bundle\'s script with its code cache' : ''} (${Math.round(bytes / 1024)} KiB${scripts.length ? `, cache ${Math.round(cacheBytes / 1024)} KiB` : ''})`
+    const compiled = `${modules.length ? `the ${modules.length} ES modules` : 'no ES module'}${scripts.length ? ' and the bundle\'s script with its code cache' : ''} (${Math.round(bytes / 1024)} KiB${scripts.length ? `, cache ${Math.round(cacheBytes / 1024)} KiB` : ''})`
     const floor = []
     let tools = 0
     for (let i = 0; i < SAMPLES + WARMUP; i++) {

@@ -1,7 +1,8 @@
 /**
- * The CLI's bundle (core/dsh/dist, made by `npm run build`): bin/dsh.js runs
- * it — one CommonJS script, dist/cli.cjs, compiled with the code cache beside
- * it — and a plugin from outside it, loaded by its path or by a package name,
+ * The CLI's bundle (core/dsh/dist, made by `npm run build`): bin/dsh.cjs (the
+ * package's bin; bin/dsh.js runs it) runs it — one CommonJS script, dist/cli.cjs,
+ * compiled with the code cache beside it by dist/start.cjs, with no ES module
+ * loaded — and a plugin from outside it, loaded by its path or by a package name,
  * shares the kernel's one copy of cordis, @dsh/kernel and the bundled plugins,
  * as it does when the CLI runs from lib/.
  */
@@ -13,9 +14,11 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '../..')
-const BIN = join(root, 'core/dsh/bin/dsh.js')
+const BIN = join(root, 'core/dsh/bin/dsh.cjs')
+// the same command as an ES module, for whoever runs that path
+const BIN_ESM = join(root, 'core/dsh/bin/dsh.js')
 const LIB = join(root, 'core/dsh/lib/cli.js')
-const BUNDLE = join(root, 'core/dsh/dist/cli.js')
+const BUNDLE = join(root, 'core/dsh/dist/start.cjs')
 const FIXTURE = join(root, 'test/fixtures/plugins/shared-copies.mjs')
 const VENDOR_TRACE = join(root, 'test/fixtures/vendor-trace.cjs')
 
@@ -51,7 +54,7 @@ function copies(cli: string, spec: string, workspaceTools = 'workspace-tools'): 
 
 describe('the CLI bundle', () => {
   for (const [how, spec] of [['by its path', FIXTURE], ['by a package name outside the bundle', 'dsh-plugin-shared-copies']] as const) {
-    it(`bin/dsh.js runs the bundle; a plugin loaded ${how} gets the bundle's copies of the shared packages`, () => {
+    it(`bin/dsh.cjs runs the bundle; a plugin loaded ${how} gets the bundle's copies of the shared packages`, () => {
       const got = copies(BIN, spec)
       expect(got).toMatchObject({ cordis: true, kernel: true, workspaceTools: true })
       // resolved through the bundle's hook to its own module for @dsh/kernel
@@ -67,16 +70,24 @@ describe('the CLI bundle', () => {
     })
   }
 
-  it('bin/dsh.js without a dist/ beside it runs lib/: a plugin gets lib/\'s copies', () => {
-    // a package directory holding bin/dsh.js and lib/ (linked), and no dist/
-    const pkg = join(dir, 'no-bundle')
-    mkdirSync(join(pkg, 'bin'), { recursive: true })
-    copyFileSync(BIN, join(pkg, 'bin', 'dsh.js'))
-    symlinkSync(join(root, 'core/dsh/lib'), join(pkg, 'lib'))
-    const got = copies(join(pkg, 'bin', 'dsh.js'), FIXTURE)
-    expect(got).toMatchObject({ cordis: true, kernel: true, libKernel: true, workspaceTools: true })
-    expect(got.kernelUrl).toBe(pathToFileURL(join(root, 'core/kernel/lib/index.js')).href)
+  it('bin/dsh.js, the ES module, runs the same bundle', () => {
+    expect(copies(BIN_ESM, FIXTURE)).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false, kernelUrl: pathToFileURL(join(root, 'core/dsh/dist/shared/dsh-kernel.js')).href })
   })
+
+  for (const bin of ['dsh.cjs', 'dsh.js']) {
+    it(`bin/${bin} without a dist/ beside it runs lib/: a plugin gets lib/'s copies`, () => {
+      // a package directory holding bin/ (both files, as packed; with dsh's package.json, so dsh.js is an ES module) and lib/ (linked), and no dist/
+      const pkg = join(dir, `no-bundle-${bin}`)
+      mkdirSync(join(pkg, 'bin'), { recursive: true })
+      copyFileSync(BIN, join(pkg, 'bin', 'dsh.cjs'))
+      copyFileSync(BIN_ESM, join(pkg, 'bin', 'dsh.js'))
+      copyFileSync(join(root, 'core/dsh/package.json'), join(pkg, 'package.json'))
+      symlinkSync(join(root, 'core/dsh/lib'), join(pkg, 'lib'))
+      const got = copies(join(pkg, 'bin', bin), FIXTURE)
+      expect(got).toMatchObject({ cordis: true, kernel: true, libKernel: true, workspaceTools: true })
+      expect(got.kernelUrl).toBe(pathToFileURL(join(root, 'core/kernel/lib/index.js')).href)
+    })
+  }
 
   it('a bundled plugin named by its package name (@dsh/workspace-tools) is the bundle\'s module too', () => {
     expect(copies(BIN, FIXTURE, '@dsh/workspace-tools')).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false })
@@ -87,7 +98,7 @@ describe('the CLI bundle', () => {
     const packageCopy = (): string => {
       const pkg = mkdtempSync(join(dir, 'package-'))
       mkdirSync(join(pkg, 'bin'))
-      copyFileSync(BIN, join(pkg, 'bin', 'dsh.js'))
+      copyFileSync(BIN, join(pkg, 'bin', 'dsh.cjs'))
       copyFileSync(join(root, 'core/dsh/package.json'), join(pkg, 'package.json'))
       cpSync(join(root, 'core/dsh/dist'), join(pkg, 'dist'), { recursive: true })
       symlinkSync(join(root, 'core/dsh/lib'), join(pkg, 'lib'))
@@ -96,7 +107,7 @@ describe('the CLI bundle', () => {
     }
     // each in a process of its own: V8 keeps what it compiled, so a second compile in one process says nothing
     const start = (pkg: string, flags: string[] = []): string => {
-      const run = spawnSync(process.execPath, [...flags, join(pkg, 'bin', 'dsh.js'), '--version'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'dsh-bundle' }, timeout: 60_000 })
+      const run = spawnSync(process.execPath, [...flags, join(pkg, 'bin', 'dsh.cjs'), '--version'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'dsh-bundle' }, timeout: 60_000 })
       expect(run.status, run.stderr).toBe(0)
       expect(run.stdout).toMatch(/^dsh \d+\.\d+\.\d+/)
       return /code cache ([^\n]+)/.exec(run.stderr)?.[1] ?? `no report in ${run.stderr}`
@@ -171,8 +182,8 @@ describe('the CLI bundle', () => {
       child.stdin.end()
       expect(await exited, stderr).toBe(0)
       expect(traced(trace)).toEqual([])
-      // the code came from the script: node's ES module loader loaded bin/dsh.js and dist/cli.js alone
-      expect(modulesBeforeAnswer).toEqual([pathToFileURL(BIN).href, pathToFileURL(BUNDLE).href])
+      // the code came from the script, run by bin/dsh.cjs and dist/start.cjs: node's ES module loader loaded nothing
+      expect(modulesBeforeAnswer).toEqual([])
       // and the script holds neither Ajv nor yaml (its source map lists every module bundled in it) but
       // Ajv's deep-equal helper, which the validators it compiles call (a one-line module)
       const sources: string[] = JSON.parse(readFileSync(join(root, 'core/dsh/dist/cli.cjs.map'), 'utf8')).sources

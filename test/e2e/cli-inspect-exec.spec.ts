@@ -1,5 +1,5 @@
 /**
- * `dsh inspect` and `dsh exec` as real child processes (core/dsh/bin/dsh.js,
+ * `dsh inspect` and `dsh exec` as real child processes (core/dsh/bin/dsh.cjs,
  * which runs the bundle `npm run build` made) on a sample dsh.yml in a temporary directory, with
  * stdin a pipe (not a terminal): output, session files and exit codes.
  */

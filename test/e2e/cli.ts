@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-// the command users run: bin/dsh.js, which runs the bundle (dist/) the build made
-export const CLI = join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
+// the command users run: bin/dsh.cjs (the package's bin), which runs the bundle (dist/) the build made
+export const CLI = join(import.meta.dirname, '../../core/dsh/bin/dsh.cjs')
 
 export interface Run {
   code: number | null

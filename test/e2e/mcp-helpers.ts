@@ -20,14 +20,14 @@ export interface ElicitExtra {
 }
 
 const root = join(import.meta.dirname, '../..')
-// the command users run: bin/dsh.js, which runs the bundle (dist/) the build made
-export const CLI = join(root, 'core/dsh/bin/dsh.js')
+// the command users run: bin/dsh.cjs (the package's bin), which runs the bundle (dist/) the build made
+export const CLI = join(root, 'core/dsh/bin/dsh.cjs')
 export const FIXTURES = join(root, 'test/fixtures/plugins')
 export const fixture = (name: string) => join(FIXTURES, name)
 
 /** Fail early, and say why, when the MCP server under test is missing or older than its sources. */
 export function assertBuilt(): void {
-  const bundle = join(root, 'core/dsh/dist/cli.js')
+  const bundle = join(root, 'core/dsh/dist/cli.cjs')
   const src = join(root, 'core/dsh/src')
   const mcp = join(src, 'mcp')
   const sources = [...readdirSync(mcp).map((name) => join(mcp, name)), join(src, 'cli/mcp-command.ts'), join(src, 'cli.ts')]

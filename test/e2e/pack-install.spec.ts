@@ -173,7 +173,9 @@ describe('the packages, installed from their tarballs', () => {
   }, 180_000)
 
   it('the installed dsh runs its bundle, and a plugin of the project shares the bundle\'s cordis, @dsh/kernel and bundled plugins', () => {
-    expect(fs.existsSync(installed('dsh', 'dist', 'cli.js')), 'the tarball holds the bundle').toBe(true)
+    expect(fs.existsSync(installed('dsh', 'dist', 'start.cjs')), 'the tarball holds the bundle').toBe(true)
+    // npm links the package's bin, the CommonJS one
+    expect(fs.realpathSync(installed('.bin', 'dsh'))).toBe(fs.realpathSync(installed('dsh', 'bin', 'dsh.cjs')))
     // its script runs with the code cache the build wrote beside it, from outside the repository
     expect(fs.existsSync(installed('dsh', 'dist', 'cli.cjs.cache')), 'the tarball holds the script\'s code cache').toBe(true)
     const version = run([installed('.bin', 'dsh'), '--version'], 120_000, project, { NODE_DEBUG: 'dsh-bundle' })

@@ -10,7 +10,8 @@ import type { HostRun, RunHost } from './run.js'
 import { Channel, channelEnds } from './worker/channel.js'
 import { decodeCall, encodeResult } from './worker/records.js'
 
-const workerUrl = new URL('./worker/main.js', import.meta.url)
+/** the worker's entry, found when the first worker starts (not as this module loads: the CLI's bundle finds a package's files on first use) */
+const workerUrl = () => new URL('./worker/main.js', import.meta.url)
 const maxStartFailures = 3
 /**
  * The wasm frames of QuickJS run on the thread's native stack; this size
@@ -73,7 +74,7 @@ export class PoolWorker implements RunHost {
     private readonly events: PoolEvents,
     options: PoolWorkerOptions = {},
   ) {
-    this.entry = options.entry ?? workerUrl
+    this.entry = options.entry ?? workerUrl()
     this.activity = options.activity ?? new Int32Array(new SharedArrayBuffer(activityBytes))
     this.warm = new Promise(resolve => (this.markWarm = resolve))
     this.spawn()

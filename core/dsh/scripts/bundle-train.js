@@ -2,7 +2,7 @@
  * Part of the build (scripts/build-bundle.js): the V8 code cache of dist/cli.cjs, written beside
  * it after training runs that do what a user's first commands do — `dsh mcp` answering initialize
  * and tools/list, then `dsh exec ls` — each in a process of its own that runs the script as
- * dist/cli.js does (with the cache the runs before it left) and, as it exits, writes the cache
+ * dist/start.cjs does (with the cache the runs before it left) and, as it exits, writes the cache
  * of every function compiled by then (lazy ones included: they ran). One cache for both, so either
  * command finds its code in it.
  *
@@ -74,7 +74,7 @@ export async function trainCache(file) {
   }
 }
 
-// one training run: the script run as dist/cli.js runs it, its cache written as the process exits
+// one training run: the script run as dist/start.cjs runs it, its cache written as the process exits
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, ...args] = process.argv.slice(2)
   process.argv = [process.argv[0], join(dirname(file), '..', 'bin', 'dsh.js'), ...args]
