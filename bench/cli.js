@@ -20,10 +20,10 @@ const SAMPLES = 15
 const WARMUP = 2
 
 /** ms from spawn until the process exits 0. */
-function spawnToExit(argv, cwd) {
+function spawnToExit(argv, cwd, env = process.env) {
   return new Promise((resolve, reject) => {
     const start = now()
-    const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, argv, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (chunk) => { stderr += chunk })
     child.on('error', reject)
@@ -38,10 +38,10 @@ const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }
  * ms from spawning `dsh mcp` until the answer to its first tools/list (sent once initialize is
  * answered); with `modules`, run with NODE_DEBUG=esm and also give the ES modules it loaded by then.
  */
-function mcpFirstList(cwd, modules = false) {
+function mcpFirstList(cwd, modules = false, base = process.env) {
   return new Promise((resolve, reject) => {
     const start = now()
-    const env = modules ? { ...process.env, NODE_DEBUG: 'esm' } : process.env
+    const env = modules ? { ...base, NODE_DEBUG: 'esm' } : base
     const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
     let buffered = ''
     let stderr = ''
@@ -98,6 +98,11 @@ export async function run() {
     const cacheBytes = scripts.reduce((sum, { file }) => sum + statSync(`${file}.cache`).size, 0)
     const compiled = `${modules.length ? `the ${modules.length} ES modules` : 'no ES module'}${scripts.length ? ' and the bundle\'s script with its code cache' : ''} (${Math.round(bytes / 1024)} KiB${scripts.length ? `, cache ${Math.round(cacheBytes / 1024)} KiB` : ''})`
     const floor = []
+    // node reads the whole CA bundle NODE_EXTRA_CA_CERTS names as it starts (~30-40 ms on a machine
+    // that sets it): the same pair without it, in turns, says what a machine without it sees
+    const extraCerts = process.env.NODE_EXTRA_CA_CERTS ? Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_EXTRA_CA_CERTS')) : undefined
+    const nodePlain = []
+    const mcpPlain = []
     let tools = 0
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
       const n = await spawnToExit(['-e', '0'], bare)
@@ -105,19 +110,25 @@ export async function run() {
       const m = await mcpFirstList(bare)
       // `ls` of an empty workspace: in process, no sandbox; the call's cost is the pipeline's
       const e = await spawnToExit([DSH, 'exec', 'ls', JSON.stringify({ path: configured }), '--config', config], configured)
+      const plain = extraCerts && { n: await spawnToExit(['-e', '0'], bare, extraCerts), m: await mcpFirstList(bare, false, extraCerts) }
       tools = m.tools
       if (i >= WARMUP) {
         node.push(n)
         floor.push(f)
         mcp.push(m.elapsed)
         exec.push(e)
+        if (plain) {
+          nodePlain.push(plain.n)
+          mcpPlain.push(plain.m.elapsed)
+        }
       }
     }
     const baseline = { name: 'node -e 0', value: median(node), unit: 'ms' }
     // the issue's targets, read as the time over node's own start (150 and 200 ms against its ~40 ms)
     const times = (values, target) => `+${Math.round(median(values) - baseline.value)} ms over node -e 0${target ? `, target +${target} ms` : ''}; ${(median(values) / baseline.value).toFixed(1)}x`
+    const withoutCerts = extraCerts ? `; without NODE_EXTRA_CA_CERTS: ${Math.round(median(mcpPlain))} ms, node -e 0 ${Math.round(median(nodePlain))} ms` : ''
     return [
-      { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms (+110 ms over node -e 0)', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp, 110)}); median of ${SAMPLES}` },
+      { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms (+110 ms over node -e 0)', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp, 110)}); median of ${SAMPLES}${withoutCerts}` },
       { name: 'cli.startup_floor_ms', value: median(floor), unit: 'ms', baseline, note: `node reading and compiling, not running, ${compiled} \`dsh mcp\` loads before its first tools/list answer (${times(floor)}); median of ${SAMPLES}` },
       { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '<= 200 ms (+160 ms over node -e 0)', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec, 160)}); median of ${SAMPLES}` },
     ]
