@@ -90,6 +90,37 @@ describe('a call whose dsh process was killed holding a protected entry', () => 
     expect(fs.existsSync(stateFile(ledger, claude))).toBe(false)
   })
 
+  it('a later process whose first lease takes nothing (a read-only call: no writable root) still puts them back first', () => {
+    const { ws, claude, file } = claudeWorkspace()
+    const env = { ...process.env, TMPDIR: tmp() }
+    killedHolder(ws, claude, file, env)
+    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; const all = []; for (let i = 0; i < 50; i++) { const l = leaseProtected([], []); all.push(...l.reclaimed); l.release(); if (all.some((r) => r.path === ${JSON.stringify(claude)})) break } console.log(JSON.stringify(all))`
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env })
+    expect(child.status, child.stderr).toBe(0)
+    expect(JSON.parse(child.stdout)).toEqual([{ path: claude, displaced: displaced(claude)[0] }])
+    expect(fs.readFileSync(file, 'utf8')).toBe('old')
+  })
+
+  it('once its put-back is through, a lease that takes nothing neither waits for nor touches the ledger\'s lock', () => {
+    const env = { ...process.env, TMPDIR: tmp() }
+    const ledger = path.join(env.TMPDIR, `dsh-protected-${process.getuid!()}`)
+    const lock = path.join(ledger, 'lock')
+    // the lock is held by a live process (this child itself) for the whole second lease: taking it
+    // would wait 10 s, then refuse the lease (SANDBOX_UNAVAILABLE), so a lease that returns took none
+    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { mkdirSync, writeFileSync } from 'node:fs'
+leaseProtected([], []).release()
+mkdirSync(${JSON.stringify(lock)}); writeFileSync(${JSON.stringify(path.join(lock, 'owner'))}, String(process.pid))
+const lease = leaseProtected([], []); const released = lease.release()
+console.log(JSON.stringify({ entries: lease.entries, released }))`
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env, timeout: 30_000 })
+    expect(child.status, child.stderr).toBe(0)
+    const out = JSON.parse(child.stdout)
+    expect(out.entries).toEqual([])
+    expect(out.released).toEqual([])
+    // the holder's lock is as it left it
+    expect(fs.readFileSync(path.join(lock, 'owner'), 'utf8')).toBe(String(child.pid))
+  })
+
   it('an entry the killed call left unchanged is not touched; only its record goes', () => {
     const { ws, claude, file } = claudeWorkspace()
     const script = `import { leaseProtected } from ${JSON.stringify(lib)}; leaseProtected([${JSON.stringify(claude)}], [${JSON.stringify(ws)}], [${JSON.stringify(claude)}]); process.kill(process.pid, 'SIGKILL')`

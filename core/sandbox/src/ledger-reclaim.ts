@@ -166,6 +166,11 @@ export function reclaimProtected(paths: readonly string[], writableRoots: readon
   return reclaimed
 }
 
+/** Whether this process's whole-ledger put-back (sweepOnce) got through. */
+export function sweptAll(): boolean {
+  return reclaimedAll
+}
+
 /** The whole-ledger put-back of this process's first leases (reclaimAll), until one gets through. */
 export function sweepOnce(dir: string, into: Reclaimed[]): void {
   if (reclaimedAll) return

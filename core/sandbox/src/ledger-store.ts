@@ -5,7 +5,7 @@
  * put back. What the records mean is in ledger.ts.
  */
 import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
@@ -73,13 +73,27 @@ export function lockDir(dir: string): () => void {
     try {
       mkdirSync(lock, { mode: 0o700 })
       writeFileSync(join(lock, 'owner'), String(process.pid))
-      return () => rmSync(lock, { recursive: true, force: true })
+      return () => unlock(lock)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     if (stale(lock)) rmSync(lock, { recursive: true, force: true })
     else if (Date.now() > deadline) throw new KernelError('SANDBOX_UNAVAILABLE', `the protected-path ledger ${dir} stayed locked for ${LOCK_WAIT_MS} ms`)
     else Atomics.wait(pause, 0, 0, 2)
+  }
+}
+
+/**
+ * Give the lock back: its owner file, then the directory, by name. Why not a recursive rmSync: node's
+ * tries the directory first (ENOTEMPTY), then lists it; two calls a confinement, and right after a
+ * sandboxed command's exit each of those waits on the kernel. Anything else found there is removed too.
+ */
+function unlock(lock: string): void {
+  try {
+    unlinkSync(join(lock, 'owner'))
+    rmdirSync(lock)
+  } catch {
+    rmSync(lock, { recursive: true, force: true })
   }
 }
 

@@ -15,7 +15,7 @@ import { describeError, KernelError } from '@dsh/kernel'
 import { restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
 import { newBudget, snapshotEntry } from './restore.js'
 import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './ledger-store.js'
-import { reclaimAbandoned, sweepOnce, type Reclaimed } from './ledger-reclaim.js'
+import { reclaimAbandoned, sweepOnce, sweptAll, type Reclaimed } from './ledger-reclaim.js'
 
 export * from './ledger-store.js'
 export * from './ledger-reclaim.js'
@@ -29,11 +29,16 @@ export interface Lease {
   release(): string[]
 }
 
+const NOTHING_HELD: Lease = Object.freeze({ entries: Object.freeze([]), reclaimed: Object.freeze([]), release: () => [] })
+
 /**
  * Take the protected entries at `paths` for one call; those in `snapshot`
  * are recorded with their content, to be put back whole (restore.ts).
  */
 export function leaseProtected(paths: readonly string[], writableRoots: readonly string[], snapshot: readonly string[] = []): Lease {
+  // Why no lock at all: a call with nothing to take (read-only: no writable root, so no protected
+  // path) has nothing to record or put back, once this process's whole-ledger put-back is through
+  if (!paths.length && !snapshot.length && sweptAll()) return NOTHING_HELD
   const dir = ledgerDir(writableRoots)
   const me: Holder = { pid: process.pid, id: randomUUID() }
   const unlock = lockDir(dir)

@@ -8,11 +8,11 @@
  * that reports the code, as in Claude Code; a sandbox that cannot start is
  * an error, and the deadline ends the call `TIMEOUT`, naming the limit.
  */
+import { realpathSync } from 'node:fs'
 import { KernelError } from '@dsh/kernel'
 import type { Context } from 'cordis'
 import { sandboxEnv, startProcess, type Confined } from '@dsh/sandbox'
 import type { ToolCall, ToolDefinition } from '@dsh/tools'
-import { areaFor } from '../area.js'
 import { MAX_BASH_TIMEOUT_MS, type Config } from '../config.js'
 import { describeOutput } from './progress.js'
 
@@ -28,6 +28,15 @@ interface Args {
   description?: string
   sandbox_permissions?: 'use_default' | 'require_escalated'
   justification?: string
+}
+
+/** The real path of the workspace, as confine() resolves it; a path that cannot be resolved as given, for confine() to refuse. */
+function realOrAsGiven(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
 }
 
 function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSignal, maxBytes: number, progress: ToolCall['progress']) {
@@ -79,7 +88,9 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
     requiredMode: (args) => (args.sandbox_permissions === 'require_escalated' ? 'workspace-write' : undefined),
     prompt: 'bash: commands run confined. In read-only mode nothing outside a private /tmp can be written; the network is off unless the host turned it on, or reaches only the hosts the host allowed, through a proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set; there is no DNS inside); protected paths (.git, .dsh, .claude, .codex, .mcp.json, shell start-up files such as .bashrc, .envrc, .vscode, .idea) stay read-only. The environment is fixed (PATH, HOME=workspace, LANG); there is no stdin. Use read, write and edit for files.',
     async execute(args, call) {
-      const area = areaFor(sandbox, config, call)
+      // Why not areaFor: bash needs the mode and the workspace alone, and confine() resolves and
+      // checks the whole policy itself (the read policy's paths, the protected names) — once
+      const area = { mode: sandbox.resolveMode(call.session, call.approvedSandboxMode), workspace: realOrAsGiven(config.workspace ?? sandbox.defaults.workspace) }
       // the call goes along so each connection through the network proxy is recorded for it (sandbox/network)
       const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId })
       call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced], hidden: [...confined.hidden] } })
