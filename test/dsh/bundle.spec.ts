@@ -7,7 +7,7 @@
  * as it does when the CLI runs from lib/.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -69,6 +69,10 @@ describe('the CLI bundle', () => {
       expect(got.kernelUrl).toBe(pathToFileURL(join(root, 'core/kernel/lib/index.js')).href)
     })
   }
+
+  it('the repository\'s `npx dsh` (node_modules/.bin/dsh, linked by npm from the lock) is bin/dsh.cjs', () => {
+    expect(realpathSync(join(root, 'node_modules/.bin/dsh'))).toBe(realpathSync(BIN))
+  })
 
   it('bin/dsh.js, the ES module, runs the same bundle', () => {
     expect(copies(BIN_ESM, FIXTURE)).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false, kernelUrl: pathToFileURL(join(root, 'core/dsh/dist/shared/dsh-kernel.js')).href })
