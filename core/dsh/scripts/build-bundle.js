@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds dist/: the dsh CLI, its services and its bundled plugins as one CommonJS script with a
- * V8 code cache, which bin/dsh.js runs when it is there (decisions/2026-12-01-cli-bundle.md).
+ * V8 code cache, which bin/dsh.cjs runs when it is there (decisions/2026-12-01-cli-bundle.md).
  * Input is the built lib/ of every package, so run it after `tsc -b` (the root build and dsh's
  * prepack do).
  *
@@ -315,7 +315,7 @@ try {
     logOverride: { 'empty-import-meta': 'error' },
   })
   finishScript(join(building, 'cli.cjs'))
-  // the entry bin/dsh.js imports: the script run with its code cache
+  // the entry bin/dsh.cjs requires: the script run with its code cache
   await build({ entryPoints: [join(packageDir, 'scripts', 'bundle-start.cjs')], outfile: join(building, 'start.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' })
   for (const { file, text } of sharedModules) {
     mkdirSync(dirname(join(building, file)), { recursive: true })

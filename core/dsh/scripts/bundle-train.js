@@ -77,7 +77,7 @@ export async function trainCache(file) {
 // one training run: the script run as dist/start.cjs runs it, its cache written as the process exits
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, ...args] = process.argv.slice(2)
-  process.argv = [process.argv[0], join(dirname(file), '..', 'bin', 'dsh.js'), ...args]
+  process.argv = [process.argv[0], join(dirname(file), '..', 'bin', 'dsh.cjs'), ...args]
   const { script, source } = runVendored(file)
   process.on('exit', () => writeFileSync(`${file}.cache`, cacheOf(script, source)))
 }
