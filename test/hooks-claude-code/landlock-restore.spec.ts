@@ -9,33 +9,29 @@
  * machine where Landlock works, bwrap or not: the backend is forced.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createKernel, type Kernel } from 'dsh'
 import { ledgerDir, unrestoredFile } from '@dsh/sandbox'
 import { skipWhen, unavailable } from '../backends.js'
 import { markingSettings } from './helpers.js'
+import { tempDirs } from '../temp-dirs.js'
 
 const why = await unavailable('landlock')
 const noLandlock = skipWhen(why !== undefined, 'workspace settings under the real Landlock launcher', `the landlock backend is unavailable here (${why})`)
 
 let kernel: Kernel | undefined
-const dirs: string[] = []
+const dirs = tempDirs()
 const undo: Array<() => void> = []
 afterEach(async () => {
   for (const step of undo.splice(0).reverse()) step()
   await kernel?.dispose()
   kernel = undefined
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  dirs.removeAll()
 })
 
-function tempDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = (prefix: string): string => dirs.make(prefix)
 
 
 function count(marks: string, name: string): number {

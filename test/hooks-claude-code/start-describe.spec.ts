@@ -9,8 +9,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createKernel, type Kernel } from 'dsh'
@@ -18,6 +17,7 @@ import { ledgerDir, stateFile } from '@dsh/sandbox'
 import { skipWhen, unavailable } from '../backends.js'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { markingSettings } from './helpers.js'
+import { tempDirs } from '../temp-dirs.js'
 
 // the ledger is shared by every dsh process of the user: this file's records stay its own
 usePrivateTmpdir('dsh-hooks-describe-tmp-')
@@ -28,18 +28,14 @@ const backends = ['bwrap', 'landlock'] as const
 const why = Object.fromEntries(await Promise.all(backends.map(async (b) => [b, await unavailable(b)] as const))) as Record<(typeof backends)[number], string | undefined>
 
 let kernel: Kernel | undefined
-const dirs: string[] = []
+const dirs = tempDirs()
 afterEach(async () => {
   await kernel?.dispose()
   kernel = undefined
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  dirs.removeAll()
 })
 
-function tempDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = (prefix: string): string => dirs.make(prefix)
 
 
 /** A real process takes `entry` for a call (absent or as it is), its "command" makes `file` hold `text`, and it is killed before giving it back. */

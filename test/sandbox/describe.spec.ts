@@ -4,7 +4,6 @@
 // entries over the snapshot bound); under the real backends it answers what
 // confine() answers, and it writes nothing to the ledger.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -13,19 +12,16 @@ import { ledgerDir, SandboxService, SNAPSHOT_MAX_BYTES, type ProbeResult, type P
 import { skipWhen, unavailable } from '../backends.js'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { rejection } from '../rejection.js'
+import { tempDirs } from '../temp-dirs.js'
 
 // the ledger is shared by every dsh process of the user: this file's stays its own
 usePrivateTmpdir('dsh-describe-tmp-')
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-describe-')))
-  temps.push(d)
-  return d
-}
+const temps = tempDirs()
+const tmp = (): string => temps.make('dsh-describe-')
 const contexts: Context[] = []
 afterEach(async () => {
   for (const ctx of contexts.splice(0)) await ctx.stop()
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
+  temps.removeAll()
 })
 
 async function start(config: SandboxConfig = {}): Promise<SandboxService> {

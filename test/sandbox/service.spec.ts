@@ -3,7 +3,6 @@
 // mode resolution order. Backends here are fakes unless a test says otherwise;
 // the real ones are attacked in test/adversarial.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -12,17 +11,14 @@ import {
   bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
 } from '@dsh/sandbox'
 import { rejection } from '../rejection.js'
+import { tempDirs } from '../temp-dirs.js'
 
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-sandbox-')))
-  temps.push(d)
-  return d
-}
+const temps = tempDirs()
+const tmp = (): string => temps.make('dsh-sandbox-')
 const contexts: Context[] = []
 afterEach(async () => {
   for (const ctx of contexts.splice(0)) await ctx.stop()
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
+  temps.removeAll()
 })
 
 async function start(config: SandboxConfig = {}): Promise<{ ctx: Context; sandbox: SandboxService }> {
