@@ -55,6 +55,20 @@ afterEach(() => {
   for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
 })
 
+/**
+ * The launcher where another user can execute it: a checkout may sit in a
+ * directory only root can enter (root's home, a `mktemp -d`), and the
+ * unprivileged case runs the launcher as nobody.
+ */
+function reachableLauncher(): string {
+  const dir = tmp()
+  fs.chmodSync(dir, 0o755)
+  const copy = path.join(dir, 'landlock-run')
+  fs.copyFileSync(bin, copy)
+  fs.chmodSync(copy, 0o755)
+  return copy
+}
+
 /** A directory with a secret file, a secret directory and an allowed path inside it. */
 function secrets() {
   const out = tmp()
@@ -155,7 +169,8 @@ describe.skipIf(bwrapSkip || hostSkip === 'the launcher does not run here')('--p
       const { out, token } = secrets()
       fs.chmodSync(out, 0o755)
       fs.chmodSync(token, 0o644)
-      const argv = bwrapArgs('/usr/bin/bwrap', bin, ['/bin/sh', '-c', script(token)], policy(out, { readDeny: [token] }), undefined, 'launcher')
+      const launcher = as === 'root' ? bin : reachableLauncher()
+      const argv = bwrapArgs('/usr/bin/bwrap', launcher, ['/bin/sh', '-c', script(token)], policy(out, { readDeny: [token] }), undefined, 'launcher')
       expect(argv).not.toContain('--dev')
       expect(argv).not.toContain('--proc')
       const r = await start(as === 'root' ? argv : [SETPRIV!, '--reuid=65534', '--regid=65534', '--clear-groups', '--', ...argv])
