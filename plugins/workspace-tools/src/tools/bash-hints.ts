@@ -1,0 +1,62 @@
+/**
+ * The line bash appends to a result whose command ran into the sandbox: a
+ * write refused with "Read-only file system" (EROFS), or a connection the
+ * network policy refused — what happened and the setting that allows it,
+ * as the file tools' denials say. The command's own output is left as it is;
+ * the line follows it, like the note about restored protected paths.
+ *
+ * Refused connections are known exactly when the network lists hosts (the
+ * proxy recorded them for the call); with the network off the command never
+ * reaches dsh, so its output is read for what resolvers and clients print
+ * then. Nothing is added under danger-full-access, where nothing refused it.
+ */
+import { networkOffRemedy, type NetworkPolicy, type ProxyConnection, type SandboxMode } from '@dsh/sandbox'
+
+// what libc prints for EROFS, in every tool's message
+const EROFS = /Read-only file system/
+// what a command prints when it finds no network (no DNS inside, no route out); a capture is the host where it names one
+const NO_NETWORK = /Could not resolve host: ([^\s'"]+)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s'"]+)|Temporary failure in name resolution|Name or service not known|Network is unreachable|No address associated with hostname/
+/** refused hosts named in the line (the rest are counted) */
+const MAX_NAMED = 3
+
+export interface HintFacts {
+  mode: SandboxMode
+  network: NetworkPolicy
+  stdout: string
+  stderr: string
+  /** the connections the proxy refused for this call */
+  refused: readonly ProxyConnection[]
+}
+
+function erofsHint(mode: SandboxMode): string {
+  return mode === 'read-only'
+    ? 'the sandbox mode is read-only, so the command\'s writes fail with "Read-only file system". To allow them: run the session in workspace-write (sandbox.mode in dsh.yml, or a sandbox/mode event), or ask for this one command with sandbox_permissions "require_escalated" where a policy offers it (claude-code-permissions) and approve it'
+    : 'under workspace-write only the workspace is writable (protected paths such as .git, .dsh, .claude and shell start-up files stay read-only), so writes elsewhere fail with "Read-only file system". A protected path is changed by a person outside dsh; files meant for the command belong in the workspace'
+}
+
+function refusedHint(refused: readonly ProxyConnection[]): string {
+  const distinct = new Map<string, ProxyConnection>()
+  for (const connection of refused) if (!distinct.has(connection.host)) distinct.set(connection.host, connection)
+  const named = [...distinct.values()].slice(0, MAX_NAMED)
+  const parts = named.map(({ host, port, reason, remedy }) => `${host || 'a client'}${port ? `:${port}` : ''} (${reason ?? 'refused'})${remedy ? `. ${remedy}` : ''}`)
+  const more = distinct.size > named.length ? `; and ${distinct.size - named.length} more host(s), in the session log as sandbox/network` : ''
+  return `the network proxy refused ${parts.join('; ')}${more}`
+}
+
+function offHint(match: RegExpExecArray): string {
+  const host = match[1] ?? match[2]
+  return `the sandbox's network is off for commands (sandbox.network "off"), so connections fail. ${networkOffRemedy(host ?? 'example.com')}`
+}
+
+/** The line to append (with its leading newline), or '' when the output shows nothing the sandbox did. */
+export function sandboxHint(facts: HintFacts): string {
+  if (facts.mode === 'danger-full-access') return ''
+  const lines: string[] = []
+  if (EROFS.test(facts.stderr) || EROFS.test(facts.stdout)) lines.push(erofsHint(facts.mode))
+  if (facts.refused.length) lines.push(refusedHint(facts.refused))
+  else if (facts.network === 'off') {
+    const match = NO_NETWORK.exec(facts.stderr) ?? NO_NETWORK.exec(facts.stdout)
+    if (match) lines.push(offHint(match))
+  }
+  return lines.length ? `\n[sandbox: ${lines.join('; and ')}]` : ''
+}
