@@ -12,8 +12,9 @@
  */
 import { networkOffRemedy, type NetworkPolicy, type ProxyConnection, type SandboxMode } from '@dsh/sandbox'
 
-// what libc prints for EROFS, in every tool's message
+// what libc prints for EROFS, in every tool's message; plain Landlock refuses a write with EACCES instead
 const EROFS = /Read-only file system/
+const EACCES = /Permission denied/
 // what a command prints when it finds no network (no DNS inside, no route out); a capture is the host where it names one
 const NO_NETWORK = /Could not resolve host: ([^\s'"]+)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s'"]+)|Temporary failure in name resolution|Name or service not known|Network is unreachable|No address associated with hostname/
 /** refused hosts named in the line (the rest are counted) */
@@ -21,6 +22,8 @@ const MAX_NAMED = 3
 
 export interface HintFacts {
   mode: SandboxMode
+  /** the backend that confined the command (plain Landlock's refusals read "Permission denied") */
+  backend: string
   network: NetworkPolicy
   stdout: string
   stderr: string
@@ -28,10 +31,11 @@ export interface HintFacts {
   refused: readonly ProxyConnection[]
 }
 
-function erofsHint(mode: SandboxMode): string {
+function erofsHint(mode: SandboxMode, landlock: boolean): string {
+  const fails = landlock ? 'fail with "Read-only file system" or, under Landlock, "Permission denied"' : 'fail with "Read-only file system"'
   return mode === 'read-only'
-    ? 'the sandbox mode is read-only, so the command\'s writes fail with "Read-only file system". To allow them: run the session in workspace-write (sandbox.mode in dsh.yml, or a sandbox/mode event), or ask for this one command with sandbox_permissions "require_escalated" where a policy offers it (claude-code-permissions) and approve it'
-    : 'under workspace-write only the workspace is writable (protected paths such as .git, .dsh, .claude and shell start-up files stay read-only), so writes elsewhere fail with "Read-only file system". A protected path is changed by a person outside dsh; files meant for the command belong in the workspace'
+    ? `the sandbox mode is read-only, so the command's writes ${fails}. To allow them: run the session in workspace-write (sandbox.mode in dsh.yml, or a sandbox/mode event), or ask for this one command with sandbox_permissions "require_escalated" where a policy offers it (claude-code-permissions) and approve it`
+    : `under workspace-write only the workspace is writable (protected paths such as .git, .dsh, .claude and shell start-up files stay read-only), so writes elsewhere ${fails}. A protected path is changed by a person outside dsh; files meant for the command belong in the workspace`
 }
 
 function refusedHint(refused: readonly ProxyConnection[]): string {
@@ -52,7 +56,9 @@ function offHint(match: RegExpExecArray): string {
 export function sandboxHint(facts: HintFacts): string {
   if (facts.mode === 'danger-full-access') return ''
   const lines: string[] = []
-  if (EROFS.test(facts.stderr) || EROFS.test(facts.stdout)) lines.push(erofsHint(facts.mode))
+  const landlock = facts.backend === 'landlock'
+  const refusedWrite = (t: string) => EROFS.test(t) || (landlock && EACCES.test(t))
+  if (refusedWrite(facts.stderr) || refusedWrite(facts.stdout)) lines.push(erofsHint(facts.mode, landlock))
   if (facts.refused.length) lines.push(refusedHint(facts.refused))
   else if (facts.network === 'off') {
     const match = NO_NETWORK.exec(facts.stderr) ?? NO_NETWORK.exec(facts.stdout)

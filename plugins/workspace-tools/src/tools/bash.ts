@@ -118,7 +118,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
       const notes = (restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : '')
-        + sandboxHint({ mode: area.mode, network: sandbox.defaults.network, stdout, stderr, refused })
+        + sandboxHint({ mode: area.mode, backend: confined.backend, network: sandbox.defaults.network, stdout, stderr, refused })
       if (out.termination?.reason === 'deadline') {
         const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`
         throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}${notes}`)
