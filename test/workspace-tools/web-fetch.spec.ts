@@ -26,6 +26,9 @@ interface Site {
 
 const PAGE = '<!doctype html><html><head><title>T</title><style>p{}</style><script>alert(1)</script></head><body><h1>Hello</h1><p>A <a href="/x">link</a> and <b>bold</b>.</p><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table></body></html>'
 
+// a page turndown takes seconds over (deeply nested lists and tables, ~1.5 MB)
+const HEAVY = `<html><body>${'<div><ul><li><table><tr><td><b>x</b> <a href="/y">y</a></td></tr></table></li></ul></div>\n'.repeat(18_000)}</body></html>`
+
 async function site(): Promise<Site> {
   const hits: string[] = []
   let bigSent = 0
@@ -42,6 +45,7 @@ async function site(): Promise<Site> {
       case '/loop': return void res.writeHead(301, { location: '/loop' }).end()
       case '/file': return void res.writeHead(302, { location: 'file:///etc/passwd' }).end()
       case '/hang': return // never answers
+      case '/heavy': return void res.writeHead(200, { 'content-type': 'text/html' }).end(HEAVY)
       case '/big': {
         // 50 MB, written as fast as the client reads, stopped when it goes away
         res.writeHead(200, { 'content-type': 'text/plain' })
@@ -146,6 +150,14 @@ describe('web_fetch', () => {
     expect(Date.now() - started).toBeLessThan(5000)
     expect(r.error?.code).toBe('TIMEOUT')
     expect(r.error?.message).toMatch(/webFetchTimeoutMs, 500 ms/)
+  })
+
+  it('a page whose conversion outlasts the deadline is TIMEOUT too: the converter\'s thread is ended, not waited for', async () => {
+    const { k } = await setup({ ...allowed, config: { webFetchTimeoutMs: 800 } })
+    const started = Date.now()
+    const r = await k.call('web_fetch', { url: `http://127.0.0.1:${web.port}/heavy` })
+    expect(r.error?.code, text(r)).toBe('TIMEOUT')
+    expect(Date.now() - started).toBeLessThan(3000)
   })
 
   it('binary content is summarised, never returned', async () => {
