@@ -116,6 +116,17 @@ describe('web_fetch', () => {
     expect(web.hits.length).toBe(before)
   })
 
+  it('under allow: ["*"] the host\'s own services stay out of reach: loopback in every spelling, and a name leading there', async () => {
+    const { k } = await setup({ network: { allow: ['*'] } })
+    const before = web.hits.length
+    for (const host of ['127.0.0.1', '0x7f000001', '2130706433', '127.1', '[::ffff:127.0.0.1]', '[::1]', 'localhost']) {
+      const r = await k.call('web_fetch', { url: `http://${host}:${web.port}/page` })
+      expect(r.error?.code, host).toBe('DENIED')
+      expect(r.error?.message, host).toMatch(/is not in the network allow list|a loopback address/)
+    }
+    expect(web.hits.length).toBe(before)
+  })
+
   it('a redirect is followed within the allow list and refused when it leaves it; file: and loops are refused', async () => {
     const { k } = await setup(allowed)
     const inside = await k.call('web_fetch', { url: `http://127.0.0.1:${web.port}/in` }, { callId: 'wf3' })
@@ -197,6 +208,29 @@ describe('web_fetch', () => {
         expect(r.error?.code, host).toBe('DENIED')
         expect(r.error?.message, host).toMatch(/WebFetch\(domain:localhost\)/)
       }
+      expect(web.hits.length).toBe(before)
+    } finally {
+      await k.cleanup()
+    }
+  })
+
+  it('a Claude Code hook matching WebFetch sees web_fetch with Claude Code\'s input and denies it before any connection', async () => {
+    const dir = tmp('wf-hooks')
+    // outside the workspace: hooks-claude-code refuses settings a confined command could rewrite
+    const settings = path.join(tmp('wf-hook-settings'), 'settings.json')
+    const hook = path.join(import.meta.dirname, 'fixtures', 'deny-webfetch.mjs')
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'WebFetch', hooks: [{ type: 'command', command: `'${hook}'` }] }] } }))
+    const k = await createTestKernel({
+      sandbox: { workspace: dir, network: { allow: ['127.0.0.1'] } },
+      plugins: { 'workspace-tools': {}, 'hooks-claude-code': { workspace: dir, settingsFiles: [settings] } },
+    })
+    try {
+      const before = web.hits.length
+      const url = `http://127.0.0.1:${web.port}/page`
+      const r = await k.call('web_fetch', { url, prompt: 'the title' }, { callId: 'wf7' })
+      expect(r.error?.code).toBe('DENIED')
+      expect(r.error?.message).toContain(`hook saw WebFetch ${url} asking "the title"`)
+      expect(network(k, 'wf7')).toEqual([])
       expect(web.hits.length).toBe(before)
     } finally {
       await k.cleanup()
