@@ -75,7 +75,7 @@ async function site(): Promise<Site> {
   }
 }
 
-const network = (k: { session: { events(): Array<{ type: string; data: unknown }> } }, callId: string) =>
+const network = (k: { session: { events(): ReadonlyArray<{ type: string; data: unknown }> } }, callId: string) =>
   k.session.events().filter((e) => e.type === 'sandbox/network' && (e.data as { callId: string }).callId === callId).map((e) => e.data)
 
 describe('web_fetch', () => {
