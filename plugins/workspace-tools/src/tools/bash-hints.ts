@@ -13,10 +13,12 @@
 import { networkOffRemedy, type NetworkPolicy, type ProxyConnection, type SandboxMode } from '@dsh/sandbox'
 
 // what libc prints for EROFS, in every tool's message; plain Landlock refuses a write with EACCES instead
-const EROFS = /Read-only file system/
-const EACCES = /Permission denied/
-// what a command prints when it finds no network (no DNS inside, no route out); a capture is the host where it names one
-const NO_NETWORK = /Could not resolve host: ([^\s'"]+)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s'"]+)|Temporary failure in name resolution|Name or service not known|Network is unreachable|No address associated with hostname/
+const EROFS = 'Read-only file system'
+const EACCES = 'Permission denied'
+// what a command prints when it finds no network (no DNS inside, no route out): looked for as plain
+// substrings (a scan of the capped output costs microseconds), then the host read where one is named
+const NO_NETWORK = ['Could not resolve host', 'getaddrinfo', 'Temporary failure in name resolution', 'Name or service not known', 'Network is unreachable', 'No address associated with hostname']
+const NAMED_HOST = /Could not resolve host: ([^\s'"]+)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([^\s'"]+)/
 /** refused hosts named in the line (the rest are counted) */
 const MAX_NAMED = 3
 
@@ -47,8 +49,9 @@ function refusedHint(refused: readonly ProxyConnection[]): string {
   return `the network proxy refused ${parts.join('; ')}${more}`
 }
 
-function offHint(match: RegExpExecArray): string {
-  const host = match[1] ?? match[2]
+function offHint(output: string): string {
+  const match = NAMED_HOST.exec(output)
+  const host = match?.[1] ?? match?.[2]
   return `the sandbox's network is off for commands (sandbox.network "off"), so connections fail. ${networkOffRemedy(host ?? 'example.com')}`
 }
 
@@ -57,12 +60,12 @@ export function sandboxHint(facts: HintFacts): string {
   if (facts.mode === 'danger-full-access') return ''
   const lines: string[] = []
   const landlock = facts.backend === 'landlock'
-  const refusedWrite = (t: string) => EROFS.test(t) || (landlock && EACCES.test(t))
+  const refusedWrite = (t: string) => t.includes(EROFS) || (landlock && t.includes(EACCES))
   if (refusedWrite(facts.stderr) || refusedWrite(facts.stdout)) lines.push(erofsHint(facts.mode, landlock))
   if (facts.refused.length) lines.push(refusedHint(facts.refused))
   else if (facts.network === 'off') {
-    const match = NO_NETWORK.exec(facts.stderr) ?? NO_NETWORK.exec(facts.stdout)
-    if (match) lines.push(offHint(match))
+    const output = [facts.stderr, facts.stdout].find((text) => NO_NETWORK.some((mark) => text.includes(mark)))
+    if (output !== undefined) lines.push(offHint(output))
   }
   return lines.length ? `\n[sandbox: ${lines.join('; and ')}]` : ''
 }
