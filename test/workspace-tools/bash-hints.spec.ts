@@ -48,6 +48,7 @@ describe.skipIf(skip)('bash\'s hint line', () => {
   it('no hint when nothing was refused, nor under danger-full-access', async () => {
     const { k } = await setup()
     expect(text(await k.call('bash', { command: 'echo fine' }))).toBe('fine\n[exit code 0]')
+    await k.cleanup()
     const free = await setup({ mode: 'danger-full-access' })
     expect(text(await free.k.call('bash', { command: 'echo "Read-only file system" >&2' }))).toBe('[stderr]\nRead-only file system\n[exit code 0]')
   })

@@ -5,6 +5,7 @@
 // server; a huge body is capped, a server that never answers is bounded by
 // the deadline, binary content is summarised, and a Claude Code
 // `WebFetch(domain:…)` deny rule applies to it.
+import dns from 'node:dns'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -75,6 +76,9 @@ async function site(): Promise<Site> {
   }
 }
 
+// the name test needs this machine's resolver to answer localhost with 127.0.0.1 first
+const localhostIsLoopback = await new Promise<boolean>((resolve) => dns.lookup('localhost', (error, address) => resolve(!error && address === '127.0.0.1')))
+
 const network = (k: { session: { events(): ReadonlyArray<{ type: string; data: unknown }> } }, callId: string) =>
   k.session.events().filter((e) => e.type === 'sandbox/network' && (e.data as { callId: string }).callId === callId).map((e) => e.data)
 
@@ -125,6 +129,23 @@ describe('web_fetch', () => {
       expect(r.error?.message, host).toMatch(/is not in the network allow list|a loopback address/)
     }
     expect(web.hits.length).toBe(before)
+  })
+
+  it.skipIf(!localhostIsLoopback)('a name is resolved once by the sandbox and the socket goes to the address it checked; a name leading to loopback needs local:', async () => {
+    const { k } = await setup({ network: { allow: ['local:localhost'] } })
+    const before = web.hits.length
+    const r = await k.call('web_fetch', { url: `http://localhost:${web.port}/text` }, { callId: 'wf8' })
+    expect(text(r)).toMatch(/\n\ncafé <b>not html<\/b>$/)
+    expect(network(k, 'wf8')).toEqual([{ callId: 'wf8', host: 'localhost', port: web.port, allowed: true, address: '127.0.0.1' }])
+    expect(web.hits.length).toBe(before + 1)
+    await k.cleanup()
+    // allowed, but it resolves to loopback and is not marked local: refused, with the remedy
+    const plain = await setup({ network: { allow: ['localhost'] } })
+    const local = await plain.k.call('web_fetch', { url: `http://localhost:${web.port}/page` })
+    expect(local.error?.code).toBe('DENIED')
+    expect(local.error?.message).toContain('localhost resolves to 127.0.0.1, a loopback address')
+    expect(local.error?.message).toContain('To allow it: add "local:localhost" (or the address 127.0.0.1) to sandbox.network.allow in dsh.yml')
+    expect(web.hits.length).toBe(before + 1)
   })
 
   it('a redirect is followed within the allow list and refused when it leaves it; file: and loops are refused', async () => {
