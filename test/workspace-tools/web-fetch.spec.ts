@@ -7,7 +7,9 @@
 // `WebFetch(domain:…)` deny rule applies to it.
 import dns from 'node:dns'
 import fs from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import http from 'node:http'
+import https from 'node:https'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -206,6 +208,27 @@ describe('web_fetch', () => {
     expect(r.error?.message).toContain(`the sandbox's network is off. To allow it: set sandbox.network in dsh.yml to { allow: ["127.0.0.1"] }`)
     expect(network(k, 'wf6')).toEqual([{ callId: 'wf6', host: '127.0.0.1', port: web.port, allowed: false, reason: 'the sandbox\'s network is off' }])
     expect(web.hits.length).toBe(before)
+  })
+
+  it.skipIf(!fs.existsSync('/usr/bin/openssl'))('https checks the certificate: a self-signed one is a failure naming it, and no request is sent', async () => {
+    const dir = tmp('wf-tls')
+    execFileSync('/usr/bin/openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' })
+    let requests = 0
+    const server = https.createServer({ key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) }, (_req, res) => {
+      requests++
+      res.end('secret')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { k } = await setup(allowed)
+      const r = await k.call('web_fetch', { url: `https://127.0.0.1:${(server.address() as { port: number }).port}/` })
+      expect(r.error?.code).toBe('TOOL_FAILED')
+      expect(r.error?.message).toMatch(/^web_fetch failed: https:\/\/127\.0\.0\.1:\d+\/: self[- ]signed certificate/)
+      expect(requests).toBe(0)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 
   it('a URL that is not http(s) is refused at the boundary', async () => {

@@ -115,7 +115,9 @@ export function webFetchTool(ctx: Context, config: Config): ToolDefinition<Args 
       } catch (error) {
         // Why the deadline's own error: it names the setting, where an aborted socket says only "aborted"
         if (time.expired() && !call.signal.aborted) throw time.signal.reason
-        throw error
+        if (error instanceof KernelError || call.signal.aborted) throw error
+        // a connection, TLS or HTTP failure: said with the URL it happened on
+        throw new Error(`${start.href}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
       } finally {
         time.clear()
       }
