@@ -177,6 +177,24 @@ describe('web_fetch', () => {
     expect(web.bigSent()).toBeLessThan(20 * 1024 * 1024)
   })
 
+  it('a long page is spilled like any large result: a preview inline, the whole text in a file read can open', async () => {
+    const dir = tmp('wf-spill')
+    const k = await createTestKernel({
+      sandbox: { workspace: dir, network: { allow: ['127.0.0.1'] } },
+      plugins: { 'workspace-tools': { webFetchMaxBytes: 300_000 }, 'spill-policy': { maxInlineBytes: 4096 } },
+    })
+    try {
+      const r = await k.call('web_fetch', { url: `http://127.0.0.1:${web.port}/big` })
+      const inline = text(r)
+      expect(Buffer.byteLength(inline)).toBeLessThanOrEqual(4096)
+      const file = /full text at (\S+) — open it with read/.exec(inline)?.[1]
+      expect(file).toBeDefined()
+      expect(fs.readFileSync(file!, 'utf8')).toContain('a'.repeat(300_000))
+    } finally {
+      await k.cleanup()
+    }
+  })
+
   it('a server that never answers is bounded by webFetchTimeoutMs: TIMEOUT naming the setting', async () => {
     const { k } = await setup({ ...allowed, config: { webFetchTimeoutMs: 500 } })
     const started = Date.now()
