@@ -18,6 +18,7 @@ import { grepTool } from './tools/grep.js'
 import { lsTool } from './tools/ls.js'
 import { readTool } from './tools/read.js'
 import { webFetchTool } from './tools/web-fetch.js'
+import { MarkdownConverter } from './web/markdown.js'
 import { writeTool } from './tools/write.js'
 
 export const name = 'workspace-tools'
@@ -28,5 +29,9 @@ export function apply(ctx: Context, config: Config): void {
   if (config.workspace !== undefined && !isAbsolute(config.workspace)) {
     throw new KernelError('INVALID_CONFIG', `workspace-tools: workspace must be an absolute path (got ${JSON.stringify(config.workspace)})`)
   }
-  for (const make of [readTool, writeTool, editTool, lsTool, grepTool, globTool, bashTool, webFetchTool]) ctx.tools.register(make(ctx, config) as any)
+  for (const make of [readTool, writeTool, editTool, lsTool, grepTool, globTool, bashTool]) ctx.tools.register(make(ctx, config) as any)
+  // web_fetch's converter threads end with the plugin
+  const converter = new MarkdownConverter()
+  ctx.on('dispose', () => converter.close())
+  ctx.tools.register(webFetchTool(ctx, config, converter) as any)
 }

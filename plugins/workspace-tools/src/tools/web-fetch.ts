@@ -16,7 +16,7 @@ import type { ToolCall, ToolDefinition } from '@dsh/tools'
 import type { Config } from '../config.js'
 import { decodeText, kindOf, mediaType, sniff } from '../web/content.js'
 import { fetchUrl, type FetchOutcome } from '../web/fetch.js'
-import { htmlToMarkdown } from '../web/markdown.js'
+import type { MarkdownConverter } from '../web/markdown.js'
 
 interface Args {
   url: string
@@ -64,7 +64,7 @@ function capText(text: string, max: number): { text: string; cut: boolean } {
   return { text: new TextDecoder().decode(bytes.subarray(0, max)).replace(/\uFFFD$/, ''), cut: true }
 }
 
-export function webFetchTool(ctx: Context, config: Config): ToolDefinition<Args & Record<string, any>> {
+export function webFetchTool(ctx: Context, config: Config, converter: MarkdownConverter): ToolDefinition<Args & Record<string, any>> {
   const sandbox = ctx.sandbox
   return {
     name: 'web_fetch',
@@ -105,7 +105,7 @@ export function webFetchTool(ctx: Context, config: Config): ToolDefinition<Args 
           return `${header(outcome, media, length ? `${length} bytes` : 'size not given')}\n\n[binary content: web_fetch returns HTML pages and text only; nothing of the body was read]`
         }
         const text = decodeText(body.bytes, contentType)
-        const page = kind === 'html' ? await htmlToMarkdown(text, time.signal) : text
+        const page = kind === 'html' ? await converter.convert(text, time.signal) : text
         const capped = capText(page, config.webFetchMaxBytes)
         const notes = [
           body.truncated && `[the body was cut at ${config.webFetchMaxBytes} bytes (workspace-tools webFetchMaxBytes); the rest was not fetched]`,
