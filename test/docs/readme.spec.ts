@@ -43,7 +43,7 @@ describe('README.md snippets', () => {
 
   it('every JSON block parses; MCP entries start dsh mcp; names are real tools', () => {
     const names = new Set(claudeNames())
-    expect([...names].sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'LS', 'Read', 'Write'])
+    expect([...names].sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'LS', 'Read', 'WebFetch', 'Write'])
     for (const [i, text] of blocks('json').entries()) {
       let value: any
       expect(() => (value = JSON.parse(text)), `JSON block ${i + 1}`).not.toThrow()

@@ -53,6 +53,8 @@ describe('dsh mcp: tools/list', () => {
     for (const name of ['write', 'edit']) expect(byName[name].annotations, name).toMatchObject({ readOnlyHint: false, openWorldHint: false })
     // the network is off by default: a command cannot reach the outside world
     expect(byName.bash.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false })
+    // web_fetch reads the outside world (under the same network policy) and changes nothing here
+    expect(byName.web_fetch.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true })
     expect(byName.read.title).toBe('Read file')
     expect(byName.read.outputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['file_path', 'content']) })
   })

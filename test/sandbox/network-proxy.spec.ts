@@ -247,7 +247,8 @@ describe('the network proxy', () => {
       await new Promise((done) => setTimeout(done, 100))
       expect(target.count()).toBe(0)
       const reason = 'allowed.test resolves to 127.0.0.1, a loopback address; an allowed name may lead to a local address only when the address itself or local:allowed.test is in the allow list'
-      expect(seen).toEqual([1, 2, 3].map(() => ({ host: 'allowed.test', port: target.port, allowed: false, reason })))
+      const remedy = 'To allow it: add "local:allowed.test" (or the address 127.0.0.1) to sandbox.network.allow in dsh.yml, if that host\'s own services are meant to be reached.'
+      expect(seen).toEqual([1, 2, 3].map(() => ({ host: 'allowed.test', port: target.port, allowed: false, reason, remedy })))
     } finally {
       proxy.close()
       target.close()

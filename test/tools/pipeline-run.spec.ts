@@ -65,6 +65,13 @@ describe('gate 3: tools/execute', () => {
     expect(result.error).toEqual({ code: 'TIMEOUT', message: 'hang exceeded its 10 ms limit' })
   })
 
+  it('a body refused by a policy (KernelError DENIED, as web_fetch throws for a host) is DENIED, not TOOL_FAILED', async () => {
+    plugin(k, 'p', (ctx) => {
+      ctx.tools.register(testTool('refuses', () => { throw new KernelError('DENIED', 'the host is not allowed') }))
+    })
+    expect((await k.call('refuses', {})).error).toEqual({ code: 'DENIED', message: 'refuses: the host is not allowed' })
+  })
+
   it('turns a body throw into TOOL_FAILED, and a malformed output too', async () => {
     plugin(k, 'p', (ctx) => {
       ctx.tools.register(testTool('boom', () => { throw new Error('kaboom') }))

@@ -94,10 +94,10 @@ describe('ls', () => {
 })
 
 describe('declarations', () => {
-  it('registers the seven tools with Claude Code\'s argument names, concurrency classes and guidance', async () => {
+  it('registers the eight tools with Claude Code\'s argument names, concurrency classes and guidance', async () => {
     const { k } = await setup()
     const schemas = Object.fromEntries(k.ctx.tools.schemas().map((s) => [s.name, s.parameters]))
-    expect(Object.keys(schemas).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'ls', 'read', 'write'])
+    expect(Object.keys(schemas).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'ls', 'read', 'web_fetch', 'write'])
     expect(Object.keys(schemas.read.properties)).toEqual(['file_path', 'offset', 'limit'])
     expect(Object.keys(schemas.write.properties)).toEqual(['file_path', 'content'])
     expect(Object.keys(schemas.edit.properties)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all'])
@@ -105,10 +105,11 @@ describe('declarations', () => {
     expect(Object.keys(schemas.bash.properties)).toEqual(['command', 'timeout', 'description', 'sandbox_permissions', 'justification'])
     expect(Object.keys(schemas.grep.properties)).toEqual(['pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-A', '-B', '-C', 'head_limit', 'multiline'])
     expect(Object.keys(schemas.glob.properties)).toEqual(['pattern', 'path'])
-    const classes = Object.fromEntries(['read', 'ls', 'grep', 'glob', 'write', 'edit', 'bash'].map((n) => [n, k.ctx.tools.concurrency(n, {})]))
-    expect(classes).toEqual({ read: 'parallel', ls: 'parallel', grep: 'parallel', glob: 'parallel', write: 'exclusive', edit: 'exclusive', bash: 'exclusive' })
+    expect(Object.keys(schemas.web_fetch.properties)).toEqual(['url', 'prompt'])
+    const classes = Object.fromEntries(['read', 'ls', 'grep', 'glob', 'write', 'edit', 'bash', 'web_fetch'].map((n) => [n, k.ctx.tools.concurrency(n, {})]))
+    expect(classes).toEqual({ read: 'parallel', ls: 'parallel', grep: 'parallel', glob: 'parallel', write: 'exclusive', edit: 'exclusive', bash: 'exclusive', web_fetch: 'parallel' })
     const sections = k.ctx.systemPrompt.sections().map((s) => s.id)
-    for (const n of ['read', 'write', 'edit', 'ls', 'grep', 'glob', 'bash']) expect(sections).toContain(`tool:${n}`)
+    for (const n of ['read', 'write', 'edit', 'ls', 'grep', 'glob', 'bash', 'web_fetch']) expect(sections).toContain(`tool:${n}`)
   })
 
   it('a relative workspace in the config is refused when the plugin loads', async () => {

@@ -16,7 +16,9 @@ import { leaseProtected, reclaimProtected, recordReclaimed } from './ledger.js'
 import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
 import { policyProtected } from './protected.js'
 import { sessionRecorder, type ConfineCall } from './network/events.js'
-import { isProxied } from './network/policy.js'
+import { checkNetwork } from './network/check.js'
+import type { Decision } from './network/decide.js'
+import { isProxied, resolveNetwork, type ResolvedNetwork } from './network/policy.js'
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
 import { confineShape } from './confine-shape.js'
 import { checkSnapshotBound } from './restore.js'
@@ -50,6 +52,7 @@ export class SandboxService extends Service {
   private modes = new ModeTracker()
   private lookup?: LookupFunction
   private proxy?: NetworkProxy
+  private network?: ResolvedNetwork
 
   constructor(ctx: Context, config: SandboxConfig = {}) {
     super(ctx, 'sandbox', true)
@@ -119,6 +122,19 @@ export class SandboxService extends Service {
     const { made, enforcement, unenforced, hidden, restores } = confineShape(chosen.provider, ['/bin/true'], resolved)
     checkSnapshotBound(restores)
     return Object.freeze({ backend: made.backend ?? chosen.provider.name, enforcement, unenforced: Object.freeze([...unenforced]), hidden: Object.freeze([...hidden]), restores: Object.freeze([...restores]) })
+  }
+
+  /**
+   * May dsh itself (web_fetch) connect to host:port for `call` under the
+   * service's network policy? The proxy's decision for a confined command
+   * (network/check.ts), recorded for the call as `sandbox/network` the same
+   * way; the answer carries the address to connect to (nothing resolves the
+   * name again) or the reason and remedy.
+   */
+  checkConnection(host: string, port: number, call: ConfineCall): Promise<Decision> {
+    // the defaults are fixed for the service's life: their patterns are normalized once
+    this.network ??= resolveNetwork(this.defaults.network, 'sandbox config', 'sandbox.network')
+    return checkNetwork(this.network, host, port, sessionRecorder(call), this.lookup)
   }
 
   /** This call's listener on the proxy (started with the first call that needs it). */

@@ -77,7 +77,9 @@ function hostOf(args: Readonly<JsonObject>): string | null | undefined {
   const url = args.url
   if (url === undefined) return undefined
   try {
-    return new URL(String(url)).hostname.toLowerCase()
+    const host = new URL(String(url)).hostname.toLowerCase()
+    // Why: "example.com." is example.com to DNS and to the sandbox's allow list, so a rule must not miss it
+    return host.endsWith('.') ? host.slice(0, -1) : host
   } catch {
     return null
   }

@@ -18,6 +18,12 @@ export interface Config {
   maxSearchFiles: number
   /** bash's deadline when the call gives none */
   bashTimeoutMs: number
+  /** web_fetch: how long one fetch may take, redirects, body and conversion included */
+  webFetchTimeoutMs: number
+  /** web_fetch: the most bytes of body read (after decompression), and of text returned */
+  webFetchMaxBytes: number
+  /** web_fetch: how many redirects one fetch follows */
+  webFetchMaxRedirects: number
 }
 
 export const MAX_BASH_TIMEOUT_MS = 600_000
@@ -31,4 +37,7 @@ export const Config: Schema<Config> = Schema.object({
   searchTimeoutMs: Schema.natural().min(1).default(20_000).description('How long one grep or glob may walk the tree; then it returns what it found, marked incomplete.'),
   maxSearchFiles: Schema.natural().min(1).default(200_000).description('How many files one grep or glob may visit; then it returns what it found, marked incomplete.'),
   bashTimeoutMs: Schema.natural().min(1).max(MAX_BASH_TIMEOUT_MS).default(120_000).description('bash\'s deadline when the call gives no timeout.'),
+  webFetchTimeoutMs: Schema.natural().min(1).max(MAX_BASH_TIMEOUT_MS).default(30_000).description('web_fetch: how long one fetch may take in ms — every connection, redirect, the body and its conversion to Markdown.'),
+  webFetchMaxBytes: Schema.natural().min(1024).default(2 * 1024 * 1024).description('web_fetch: the most bytes of a response body read (after decompression; the rest is not fetched), and of the text returned.'),
+  webFetchMaxRedirects: Schema.natural().max(20).default(5).description('web_fetch: how many redirects one fetch follows; each is checked against the network policy as the first request is.'),
 })

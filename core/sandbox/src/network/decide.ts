@@ -12,10 +12,12 @@ import { lookup as dnsLookup } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
 import { localRange } from './address.js'
 import { addressListed, judgeHost, type HostVerdict, type ResolvedNetworkRules } from './patterns.js'
+import { deniedAddressRemedy, localAddressRemedy, notListedRemedy } from './remedy.js'
 
 export type Decision =
   | { allowed: true; address: string; family: 4 | 6 }
-  | { allowed: false; reason: string }
+  /** `remedy`: what to change in the config so it would go through (none when nothing would: a host that is no host, a name that does not resolve) */
+  | { allowed: false; reason: string; remedy?: string }
 
 interface Resolved {
   address: string
@@ -31,13 +33,13 @@ function resolveAll(lookup: LookupFunction, name: string): Promise<Resolved[]> {
   })
 }
 
-const refused = (reason: string): Decision => ({ allowed: false, reason })
+const refused = (reason: string, remedy?: string): Decision => (remedy === undefined ? { allowed: false, reason } : { allowed: false, reason, remedy })
 
 /** Decide whether `host` may be reached under `rules`, and at which address; `verdict` is the patterns' (judgeHost), when already known. */
 export async function decideConnection(rules: ResolvedNetworkRules, host: string, lookup: LookupFunction = dnsLookup as LookupFunction, verdict: HostVerdict = judgeHost(rules, host)): Promise<Decision> {
-  const { canonical, allowed, local } = verdict
+  const { canonical, allowed, local, denied } = verdict
   if (!canonical) return refused(`${JSON.stringify(host)} is not a host name or an IP address`)
-  if (!allowed) return refused(`${host} is not in the network allow list`)
+  if (!allowed) return refused(`${host} is not in the network allow list`, notListedRemedy(host, denied))
   // a listed address: the address itself is what was allowed
   if ('ip' in canonical) return { allowed: true, address: canonical.ip, family: isIP(canonical.ip) as 4 | 6 }
   let addresses: Resolved[]
@@ -50,10 +52,10 @@ export async function decideConnection(rules: ResolvedNetworkRules, host: string
   if (!usable.length) return refused(`${host} resolves to no address`)
   // Why every address, not just the first: a name that leads anywhere local is refused as a whole
   for (const { address } of usable) {
-    if (rules.deny.length && addressListed(rules.deny, address)) return refused(`${host} resolves to ${address}, which the network deny list holds`)
+    if (rules.deny.length && addressListed(rules.deny, address)) return refused(`${host} resolves to ${address}, which the network deny list holds`, deniedAddressRemedy(address))
     const range = localRange(address)
     if (range && !local && !addressListed(rules.allow, address)) {
-      return refused(`${host} resolves to ${address}, a ${range} address; an allowed name may lead to a local address only when the address itself or local:${host} is in the allow list`)
+      return refused(`${host} resolves to ${address}, a ${range} address; an allowed name may lead to a local address only when the address itself or local:${host} is in the allow list`, localAddressRemedy(host, address))
     }
   }
   const first = usable[0]

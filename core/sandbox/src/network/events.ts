@@ -4,7 +4,7 @@
  * connection goes through.
  */
 import type { Session } from '@dsh/kernel'
-import type { ConnectionRecorder } from './proxy.js'
+import type { ConnectionRecorder, ProxyConnection } from './proxy.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
@@ -21,6 +21,8 @@ declare module '@dsh/kernel' {
 export interface ConfineCall {
   session: Session
   callId: string
+  /** sees each connection once it is recorded (bash: to say why a refused one failed) */
+  observe?: (connection: ProxyConnection) => void
 }
 
 /**
@@ -28,7 +30,14 @@ export interface ConfineCall {
  * returns); a write that fails throws, and the proxy refuses the connection.
  */
 export function sessionRecorder(call: ConfineCall): ConnectionRecorder {
-  return ({ host, port, allowed, address, reason }) => call.session.write('sandbox/network', {
-    callId: call.callId, host, port, allowed, ...(address !== undefined ? { address } : {}), ...(reason !== undefined ? { reason } : {}),
-  })
+  return (connection) => {
+    const { host, port, allowed, address, reason } = connection
+    call.session.write('sandbox/network', {
+      callId: call.callId, host, port, allowed, ...(address !== undefined ? { address } : {}), ...(reason !== undefined ? { reason } : {}),
+    })
+    // Why swallowed: the line is written, which is what lets the connection through; an observer only explains
+    try {
+      call.observe?.(connection)
+    } catch {}
+  }
 }

@@ -98,15 +98,18 @@ export interface HostVerdict {
   readonly canonical?: { ip: string } | { name: string }
   readonly allowed: boolean
   readonly local: boolean
+  /** a deny pattern matches it (so no allow pattern can let it through) */
+  readonly denied: boolean
 }
 
 /** The patterns' verdict on `host` (deny wins; an invalid host is refused; `local` only for a name a `local:` pattern matches). */
 export function judgeHost(rules: ResolvedNetworkRules, host: string): HostVerdict {
   const canonical = canonicalHost(host)
-  if (!canonical) return { allowed: false, local: false }
-  const allowed = !rules.deny.some((pattern) => matches(pattern, canonical)) && rules.allow.some((pattern) => matches(pattern, canonical))
+  if (!canonical) return { allowed: false, local: false, denied: false }
+  const denied = rules.deny.some((pattern) => matches(pattern, canonical))
+  const allowed = !denied && rules.allow.some((pattern) => matches(pattern, canonical))
   const local = allowed && 'name' in canonical && rules.allow.some((pattern) => pattern.startsWith(LOCAL_PREFIX) && matches(pattern, canonical))
-  return { canonical, allowed, local }
+  return { canonical, allowed, local, denied }
 }
 
 /** May `host` be reached under `rules`? Deny wins; an invalid host is refused. */

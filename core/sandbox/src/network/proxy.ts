@@ -23,7 +23,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createConnection, createServer, type LookupFunction, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { decideConnection, pinnedLookup, type Decision } from './decide.js'
+import { checkListed } from './check.js'
+import { pinnedLookup, type Decision } from './decide.js'
 import { judgeHost, type HostVerdict, type ResolvedNetworkRules } from './patterns.js'
 
 /** One connection the command asked for, as `sandbox/network` records it. */
@@ -35,6 +36,8 @@ export interface ProxyConnection {
   address?: string
   /** why it was refused */
   reason?: string
+  /** what in the config would let it through (for the caller's message; the session line has the reason alone) */
+  remedy?: string
 }
 
 /** The user name of every lease's credential (the password is the lease's own). */
@@ -121,14 +124,12 @@ class Lease implements ProxyLease {
       this.verdicts.set(host, (verdict = judgeHost(this.rules, host)))
     }
     // Why still a lookup each time: where a name leads is checked afresh for every connection
-    const decision = await decideConnection(this.rules, host, this.lookup, verdict)
-    if (this.closed) return { allowed: false, reason: 'the call has ended' }
-    try {
-      this.record({ host, port, allowed: decision.allowed, ...(decision.allowed ? { address: decision.address } : { reason: decision.reason }) })
-    } catch {
-      return { allowed: false, reason: 'the connection could not be recorded' }
+    const record: ConnectionRecorder = (connection) => {
+      if (this.closed) throw new Error('the call has ended')
+      this.record(connection)
     }
-    return decision
+    const decision = await checkListed(this.rules, host, port, record, this.lookup, verdict)
+    return this.closed ? { allowed: false, reason: 'the call has ended' } : decision
   }
 
   close(): void {
@@ -212,6 +213,10 @@ export class NetworkProxy {
   /** Both protocol engines, loaded on first use (proxy-chain is ~40 modules a CLI that never proxies should not load). */
   private async load(): Promise<Engines> {
     const [{ Server: HttpProxy, RequestError }, { Socks5Server }] = await Promise.all([import('proxy-chain'), import('@pondwader/socks5-server')])
+    // Why: proxy-chain answers an error with its status only when error.name is 'RequestError', which
+    // its constructor copies from the class's name; a bundler that renames the class (the CLI bundle
+    // makes it _RequestError) turns every 403 and 407 into "500 Internal error in proxy server"
+    if (RequestError.name !== 'RequestError') Object.defineProperty(RequestError, 'name', { value: 'RequestError', configurable: true })
     const http = new HttpProxy({
       port: 0,
       prepareRequestFunction: async ({ request, hostname, port, username, password }) => {
@@ -222,7 +227,7 @@ export class NetworkProxy {
           return { requestAuthentication: true, failMsg: 'dsh sandbox: this proxy serves one call and takes its credential only (the proxy URLs set inside the sandbox)' }
         }
         const decision = await lease.decide(hostname, port)
-        if (!decision.allowed) throw new RequestError(`dsh sandbox: ${decision.reason}`, 403)
+        if (!decision.allowed) throw new RequestError(refusalBody(hostname, port, decision), 403)
         // the tunnel is up: no handshake deadline any more
         request.socket.setTimeout(0)
         // Why pinned: the connection goes to the address checked, never to a second answer for the name
@@ -266,6 +271,11 @@ export class NetworkProxy {
     })
     return { http: http as unknown as Engines['http'], socks: socks as unknown as Engines['socks'] }
   }
+}
+
+/** The 403's body: what was refused, why, and what to change (the remedy) — read by a person looking at curl's output. */
+function refusalBody(host: string, port: number, decision: Extract<Decision, { allowed: false }>): string {
+  return `dsh sandbox: the connection to ${host}:${port} is not allowed: ${decision.reason}.${decision.remedy ? ` ${decision.remedy}` : ''}\n`
 }
 
 function listen(server: Server, where: { host: string; port: number } | { path: string }): Promise<void> {

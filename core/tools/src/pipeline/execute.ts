@@ -93,10 +93,11 @@ function bodyFailed(call: Call, signal: AbortSignal, error: unknown): ToolResult
   const { callId, name } = call
   const aborted = abortedResult(call, signal)
   if (aborted) return aborted
-  // a body that could not be confined, or that hit its own deadline (run_code's program
-  // timeout, bash's), says so with its own code rather than as a generic failure
-  if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT')) {
-    return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT', `${name}: ${describeError(error)}`)
+  // a body that could not be confined, that hit its own deadline (run_code's program
+  // timeout, bash's), or that the sandbox's policy refused (web_fetch's host), says so with
+  // its own code rather than as a generic failure
+  if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT') || KernelError.is(error, 'DENIED')) {
+    return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT' | 'DENIED', `${name}: ${describeError(error)}`)
   }
   return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
 }

@@ -11,9 +11,10 @@
 import { realpathSync } from 'node:fs'
 import { KernelError } from '@dsh/kernel'
 import type { Context } from 'cordis'
-import { sandboxEnv, startProcess, type Confined } from '@dsh/sandbox'
+import { sandboxEnv, startProcess, type Confined, type ProxyConnection } from '@dsh/sandbox'
 import type { ToolCall, ToolDefinition } from '@dsh/tools'
 import { MAX_BASH_TIMEOUT_MS, type Config } from '../config.js'
+import { sandboxHint } from './bash-hints.js'
 import { describeOutput } from './progress.js'
 
 /** longer than landlock-run's own 1 s grace, so it can still reap the command's descendants */
@@ -21,6 +22,8 @@ const KILL_GRACE_MS = 2000
 /** after SIGKILL, how long the output pipes may stay open */
 const PIPE_GRACE_MS = 250
 const LAUNCHER_ERROR = 125
+/** refused connections kept for the hint line (a command may try thousands; the session log has them all) */
+const MAX_REFUSED_KEPT = 16
 
 interface Args {
   command: string
@@ -92,7 +95,11 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       // checks the whole policy itself (the read policy's paths, the protected names) — once
       const area = { mode: sandbox.resolveMode(call.session, call.approvedSandboxMode), workspace: realOrAsGiven(config.workspace ?? sandbox.defaults.workspace) }
       // the call goes along so each connection through the network proxy is recorded for it (sandbox/network)
-      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId })
+      const refused: ProxyConnection[] = []
+      const observe = (connection: ProxyConnection) => {
+        if (!connection.allowed && refused.length < MAX_REFUSED_KEPT) refused.push(connection)
+      }
+      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId, observe })
       call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced], hidden: [...confined.hidden] } })
       let out: Awaited<ReturnType<typeof run>>
       let restored: string[] = []
@@ -110,7 +117,8 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const stderr = out.stderr.text()
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
-      const notes = restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : ''
+      const notes = (restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : '')
+        + sandboxHint({ mode: area.mode, backend: confined.backend, network: sandbox.defaults.network, stdout, stderr, refused })
       if (out.termination?.reason === 'deadline') {
         const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`
         throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}${notes}`)
