@@ -59,11 +59,15 @@ export interface ProtectedPaths {
  * it, names inside `.git` (`.git/hooks`) also in the git directory a `.git`
  * file or symlink leads to, then what those lead to inside the roots. A
  * target that is a writable root itself cannot be made read-only without
- * making the whole root read-only: that policy is refused.
+ * making the whole root read-only: that policy is refused. `registered`:
+ * absolute paths inside the roots that are protected besides the names
+ * (protected-registry.ts).
  */
-export function findProtected(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES): ProtectedPaths {
+export function findProtected(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES, registered: readonly string[] = []): ProtectedPaths {
   const paths: string[] = []
   for (const root of roots) for (const name of names) paths.push(join(root, name))
+  // Why with the names: a registered path (the config file in use) is bound, leased and put back as they are
+  paths.push(...registered)
   const scan = scanProtected(roots, names)
   paths.push(...scan.deep)
   const inGit = names.filter((n) => n.startsWith(`.git${sep}`)).map((n) => n.slice(5))
@@ -88,10 +92,10 @@ export function protectedPathsOf(roots: readonly string[], names: readonly strin
 const found = new WeakMap<object, ProtectedPaths>()
 
 /** findProtected for a resolved policy, once per policy object (a call's service and provider share it). */
-export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[] }): ProtectedPaths {
+export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[]; readonly registeredPaths?: readonly string[] }): ProtectedPaths {
   let result = found.get(policy)
   if (!result) {
-    result = findProtected(policy.writableRoots, policy.protectedPaths)
+    result = findProtected(policy.writableRoots, policy.protectedPaths, policy.registeredPaths)
     found.set(policy, result)
   }
   return result
@@ -133,8 +137,13 @@ export function restoreProtected(before: readonly ProtectedEntry[]): string[] {
   return before.filter((entry) => restoreEntry(entry)).map((entry) => entry.path)
 }
 
-/** The protected path a real path is, or lies beneath, within one of `roots` (by name, to PROTECTED_DEPTH levels down). */
-export function protectedEntryOf(roots: readonly string[], realPath: string, names: readonly string[] = PROTECTED_NAMES): string | undefined {
+/**
+ * The protected path a real path is, or lies beneath, within one of `roots`
+ * (by name, to PROTECTED_DEPTH levels down, or one of the `registered`
+ * absolute paths).
+ */
+export function protectedEntryOf(roots: readonly string[], realPath: string, names: readonly string[] = PROTECTED_NAMES, registered: readonly string[] = []): string | undefined {
+  for (const path of registered) if (isInside(path, realPath)) return path
   for (const root of roots) {
     if (realPath === root || !isInside(root, realPath)) continue
     const entry = protectedPrefix(relative(root, realPath), names)
@@ -152,6 +161,10 @@ export function protectedEntryOf(roots: readonly string[], realPath: string, nam
       const target = linkedTargets(join(root, name), roots).find((t) => isInside(t, realPath))
       if (target) return target
     }
+  }
+  for (const path of registered) {
+    const target = linkedTargets(path, roots).find((t) => isInside(t, realPath))
+    if (target) return target
   }
   return undefined
 }
