@@ -30,6 +30,23 @@ export interface ProtectedEntry {
   readonly target?: string
   /** what it held, for a backend that cannot keep it read-only and puts it back instead (restore.ts) */
   readonly content?: Snapshot
+  /** `dev:ino` of a registered directory (protected-registry.ts): another directory at the path is not it */
+  readonly identity?: string
+}
+
+/** `dev:ino` of what is at `path` (not followed), or undefined. */
+export function identityOf(path: string): string | undefined {
+  try {
+    const st = lstatSync(path)
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return undefined
+  }
+}
+
+/** A registered directory whose path now holds another directory (its ancestor renamed away, a new one made in its place). */
+export function replacedDirectory(entry: ProtectedEntry): boolean {
+  return entry.kind === 'directory' && entry.identity !== undefined && kindOf(entry.path).kind === 'directory' && identityOf(entry.path) !== entry.identity
 }
 
 export function kindOf(path: string): { kind: EntryKind; target?: string } {
@@ -109,6 +126,11 @@ export function snapshotProtected(roots: readonly string[], names: readonly stri
 /** Undo what a finished call did to one protected entry; true when something changed. */
 export function restoreEntry(entry: ProtectedEntry): boolean {
   if (entry.content) return restoreSnapshot(entry.path, entry.content)
+  if (replacedDirectory(entry)) {
+    // Why removed: the bound directory went with its renamed ancestor, and what is at the path now the command made
+    rmSync(entry.path, { recursive: true, force: true })
+    return true
+  }
   const now = kindOf(entry.path)
   if (entry.kind === 'absent' && now.kind !== 'absent') {
     rmSync(entry.path, { recursive: true, force: true })

@@ -292,7 +292,7 @@ export class SandboxService extends Service {
     const { made, enforcement, unenforced, hidden, restores: own } = confineShape(provider, argv, policy)
     const restores = withRegistered(own, policy)
     // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
-    const lease = leaseProtected(protectedPaths, policy.writableRoots, restores)
+    const lease = leaseProtected(protectedPaths, policy.writableRoots, restores, policy.registeredPaths)
     if (call) recordReclaimed(call, [...reclaimed, ...lease.reclaimed])
     const env = confinedEnv(policy)
     return Object.freeze({

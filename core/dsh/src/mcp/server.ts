@@ -37,6 +37,8 @@ declare module '@dsh/kernel' {
     'mcp/reloaded': { added: string[]; removed: string[]; changed: string[] }
     /** a reload that failed: the previous set stays */
     'mcp/reload-failed': { error: string }
+    /** a reload not applied because a watched file holds what a call left (reload-guard.ts): the previous set stays */
+    'mcp/reload-refused': { files: string[]; calls: string[]; reason: string }
     'mcp/closed': { reason: string }
   }
 }
@@ -48,6 +50,14 @@ export interface McpServerOptions {
   log?(line: string): void
   /** how long `close()` waits for cancelled calls to finish (default 5000 ms) */
   shutdownGraceMs?: number
+  /** told of every call before it is scheduled and once it settled (`--watch`'s ReloadGuard) */
+  calls?: CallWindow
+}
+
+/** What `--watch` needs to know of the calls: `enter` may hold a call back while a reload reads. */
+export interface CallWindow {
+  enter(callId: string, name: string): Promise<void>
+  leave(callId: string): void
 }
 
 export interface DshMcpServer {
@@ -58,6 +68,8 @@ export interface DshMcpServer {
   connect(transport: Transport): Promise<void>
   /** `kernel.reload()` (re-reading the config file), logged in the session; the client is notified if its tool list changed */
   reload(): Promise<PlanSummary>
+  /** a reload not applied: logged in the session (`mcp/reload-refused`) and sent to the client at level `error` */
+  refuseReload(refusal: { files: string[]; calls: string[]; message: string }): Promise<void>
   /** cancel what runs, end the turn, close the session and the transport. Idempotent. */
   close(reason: string): Promise<void>
 }
@@ -144,6 +156,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
     const token = request.params._meta?.progressToken
+    await options.calls?.enter(callId, name)
     const call = scheduler.run(tools().concurrency(name, args), async () => {
       if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
       const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
@@ -159,6 +172,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     } finally {
       running.delete(call)
       requestOf.delete(callId)
+      options.calls?.leave(callId)
     }
   })
 
@@ -203,6 +217,13 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
       } catch (error) {
         await session?.append('mcp/reload-failed', { error: describeError(error) }).catch(() => {})
         throw error
+      }
+    },
+    async refuseReload(refusal) {
+      await session?.append('mcp/reload-refused', { files: refusal.files, calls: refusal.calls, reason: refusal.message }).catch(() => {})
+      // Why directly too: a client that set no log level hears of no event, and this one it must hear of
+      if (audit.level === undefined && initialized) {
+        await server.sendLoggingMessage({ level: 'error', logger: 'dsh', data: { type: 'mcp/reload-refused', files: refusal.files, calls: refusal.calls, message: refusal.message } }).catch((error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
       }
     },
     close(reason) {
