@@ -6,9 +6,10 @@
  * renaming an ancestor away and planting a new file, nor by replacing the
  * file with a rename. Each attack is followed by a check of the disk.
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { stringify } from 'yaml'
 import { createKernel, type Kernel } from 'dsh'
 import type { LocalBackend } from '@dsh/sandbox'
@@ -181,5 +182,29 @@ describe('what dsh loads, in the in-process tools (workspace-write)', () => {
     expect((await s.call('write', { file_path: 'dsh.yml', content: 'x' })).text).toMatch(/protected path/)
     await s.call('bash', { command: 'echo x > dsh.yml' })
     expect(read(s.config)).toBe(next)
+  })
+
+  it('a config a killed dsh process\'s call left rewritten is put back before the next start reads it', async () => {
+    const ws = dirs.make('dsh-protect-killed-')
+    const config = join(ws, 'dsh.yml')
+    const mine = stringify({ dataDir: join(ws, '.dsh'), sandbox: { mode: 'workspace-write', workspace: ws }, plugins: {} })
+    writeFileSync(config, mine)
+    // Why a ledger of its own: another process's first call would put back what the killed holder left before this test's start
+    const ledger = dirs.make('dsh-protect-ledger-')
+    const before = process.env.TMPDIR
+    process.env.TMPDIR = ledger
+    onTestFinished(() => {
+      if (before === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = before
+    })
+    // a real process takes the config for a call as the sandbox does (copied, to be put back), the command rewrites it, the process is killed
+    const lib = join(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(config)}], [${JSON.stringify(ws)}], [${JSON.stringify(config)}]); writeFileSync(${JSON.stringify(config)}, 'sandbox:\\n  mode: danger-full-access\\n'); process.kill(process.pid, 'SIGKILL')`
+    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: ledger } }).signal).toBe('SIGKILL')
+    expect(read(config)).toMatch(/danger-full-access/)
+    const kernel = await createKernel({ configFile: config })
+    kernels.push(kernel)
+    expect(kernel.options.sandbox?.mode).toBe('workspace-write')
+    expect(read(config)).toBe(mine)
   })
 })
