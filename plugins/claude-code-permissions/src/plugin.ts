@@ -88,7 +88,13 @@ async function prepare(ctx: Context, config: Config) {
   const toolName = claudeToolNamer(config.toolNames ?? {})
   const extraTools = new Set([...Object.values(CLAUDE_TOOL_NAMES), ...Object.values(config.toolNames ?? {})])
   // the shell grammar is loaded at the first Bash decision, not at start (see shell.ts)
-  const store = new RuleStore(sources(config, workspace, home), config.permissions, { workspace, home, extraTools })
+  const files = sources(config, workspace, home)
+  // Why: a confined command that rewrites the rules would allow itself its next calls; registered with the
+  // sandbox (the traceable service, so the registration leaves with this plugin), each file is kept
+  // read-only or put back wherever it lies in a writable root, and refused to write/edit
+  const protect = (ctx.get('sandbox') as { protect?(paths: string[]): () => void } | undefined)?.protect
+  if (typeof protect === 'function' && files.length) (ctx.get('sandbox') as { protect(paths: string[]): () => void }).protect(files.map((f) => f.file))
+  const store = new RuleStore(files, config.permissions, { workspace, home, extraTools })
   const logger = ctx.logger('claude-code-permissions')
   const refresh = () => {
     const report = store.refresh()
