@@ -8,7 +8,7 @@ import path from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError } from '@dsh/kernel'
-import { protectedEntryOf, SandboxService, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
+import { findProtected, protectedEntryOf, SandboxService, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
 import { rejection } from '../rejection.js'
 import { tempDirs } from '../temp-dirs.js'
 
@@ -92,6 +92,19 @@ describe('sandbox.protect', () => {
     expect(provider.policies).toEqual([])
     // read-only has no writable root: nothing to refuse
     await expect(sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws })).resolves.toBeTruthy()
+  })
+
+  it('an absent registered file inside an existing protected directory is covered by it (no absent entry of its own); an absent one elsewhere is listed', () => {
+    const ws = temps.make('dsh-registry-')
+    fs.mkdirSync(path.join(ws, '.claude'))
+    const local = path.join(ws, '.claude/settings.local.json')
+    const loose = path.join(ws, 'config/hooks.json')
+    const { paths } = findProtected([ws], ['.claude'], [local, loose])
+    expect(paths).toContain(path.join(ws, '.claude'))
+    expect(paths).not.toContain(local)
+    expect(paths).toContain(loose)
+    fs.writeFileSync(local, '{}')
+    expect(findProtected([ws], ['.claude'], [local]).paths).toContain(local)
   })
 
   it('malformed lists are refused naming the entry', async () => {

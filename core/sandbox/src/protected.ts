@@ -84,7 +84,7 @@ export function findProtected(roots: readonly string[], names: readonly string[]
   const paths: string[] = []
   for (const root of roots) for (const name of names) paths.push(join(root, name))
   // Why with the names: a registered path (the config file in use) is bound, leased and put back as they are
-  paths.push(...registered)
+  for (const path of registered) if (!coveredAbsent(path, paths)) paths.push(path)
   const scan = scanProtected(roots, names)
   paths.push(...scan.deep)
   const inGit = names.filter((n) => n.startsWith(`.git${sep}`)).map((n) => n.slice(5))
@@ -99,6 +99,16 @@ export function findProtected(roots: readonly string[], names: readonly string[]
     }
   }
   return Object.freeze({ paths: Object.freeze([...new Set(paths)]), truncated: scan.truncated })
+}
+
+/**
+ * A registered path that does not exist inside a protected directory that does (`.claude/settings.local.json`
+ * before anyone wrote one): the directory, bound read-only or put back whole, already keeps it from being
+ * made; listed on its own it would only be an absent entry the backend reports as unenforced.
+ */
+function coveredAbsent(path: string, protectedPaths: readonly string[]): boolean {
+  if (kindOf(path).kind !== 'absent') return false
+  return protectedPaths.some((p) => p !== path && isInside(p, path) && kindOf(p).kind === 'directory')
 }
 
 /** The protected paths of `roots` (see findProtected). */

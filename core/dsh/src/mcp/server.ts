@@ -14,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ForkScope } from 'cordis'
 import { describeError, raw, type Session } from '@dsh/kernel'
+import type { ToolResult } from '@dsh/tools'
 import { ToolScheduler, type ToolService } from '@dsh/tools'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/system-prompt'
@@ -156,22 +157,25 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
     const token = request.params._meta?.progressToken
-    await options.calls?.enter(callId, name)
-    const call = scheduler.run(tools().concurrency(name, args), async () => {
-      if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
-      const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
-      try {
-        return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
-      } finally {
-        progress.stop()
-      }
-    })
-    running.add(call)
+    // only with --watch: a reload that reads meanwhile holds the call back here
+    if (options.calls) await options.calls.enter(callId, name)
+    let call: Promise<ToolResult> | undefined
     try {
+      call = scheduler.run(tools().concurrency(name, args), async () => {
+        if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
+        const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
+        try {
+          return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
+        } finally {
+          progress.stop()
+        }
+      })
+      running.add(call)
       return toCallToolResult(await call)
     } finally {
-      running.delete(call)
+      if (call) running.delete(call)
       requestOf.delete(callId)
+      // after the call settled, its sandbox's put-back included: the guard compares what it left
       options.calls?.leave(callId)
     }
   })
