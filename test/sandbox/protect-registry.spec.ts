@@ -50,17 +50,22 @@ async function start(ws: string) {
 describe('sandbox.protect', () => {
   it('a registered file inside the workspace joins the policy, is copied and put back, and leaves with the plugin that registered it', async () => {
     const ws = temps.make('dsh-registry-')
-    const config = path.join(ws, 'dsh.yml')
+    fs.mkdirSync(path.join(ws, 'conf'))
+    const config = path.join(ws, 'conf/dsh.yml')
+    const top = path.join(ws, 'dsh.yml')
     fs.writeFileSync(config, 'mine\n')
+    fs.writeFileSync(top, 'top\n')
     const { ctx, sandbox } = await start(ws)
-    const fork = ctx.plugin({ name: 'registrar', inject: ['sandbox'], apply: (c: Context) => void c.sandbox.protect([config]) })
+    const fork = ctx.plugin({ name: 'registrar', inject: ['sandbox'], apply: (c: Context) => void c.sandbox.protect([config, top]) })
     await ctx.lifecycle.flush()
     const policy = sandbox.resolve({ mode: 'workspace-write', workspace: ws })
-    expect(policy.registeredPaths).toEqual([config])
+    expect(policy.registeredPaths).toEqual([config, top])
     expect(sandbox.resolve({ mode: 'read-only', workspace: ws }).registeredPaths).toEqual([])
     expect(protectedEntryOf(policy.writableRoots, config, policy.protectedPaths, policy.registeredPaths)).toBe(config)
     const confined = await sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws })
     expect(confined.restores).toContain(config)
+    // directly in the root: its parent, the root, cannot be renamed from inside, so it is not copied
+    expect(confined.restores).not.toContain(top)
     // what a command would do, then the call ends: the file is put back
     fs.writeFileSync(config, 'evil\n')
     expect(confined.cleanup()).toContain(config)

@@ -7,6 +7,7 @@
  */
 import { Context, Service } from 'cordis'
 import { realpathSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { LookupFunction } from 'node:net'
 import { describeError, KernelError, ownerName, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
@@ -317,10 +318,11 @@ export class SandboxService extends Service {
  * The backend's copy-and-put-back list with the registered regular files added: even where a
  * backend binds them read-only, a command that renames an ancestor away and plants a file at the
  * path would otherwise leave it there; put back whole, the next load reads what was there before.
+ * Not one directly in a writable root (`./dsh.yml`): the root itself cannot be renamed from inside.
  */
 function withRegistered(restores: readonly string[], policy: ResolvedPolicy): readonly string[] {
   if (!policy.registeredPaths?.length) return restores
-  const files = registeredFiles(policy.registeredPaths).filter((path) => !restores.includes(path))
+  const files = registeredFiles(policy.registeredPaths).filter((path) => !restores.includes(path) && !policy.writableRoots.includes(dirname(path)))
   return files.length ? [...restores, ...files] : restores
 }
 
