@@ -78,8 +78,8 @@ export class SandboxService extends Service {
   /**
    * Protect absolute paths (files or directories) as the protected names are
    * protected, in every policy whose writable roots hold them: read-only on
-   * the backends that can bind them so, copied and put back on the others,
-   * a regular file put back after every call on every backend, refused by the
+   * the backends that can bind them so, copied and put back on the others (a
+   * regular file below the top of a root on every backend), refused by the
    * in-process tools (`protectedEntryOf` with the policy's `registeredPaths`).
    * For what dsh loads (the config file, plugin code, settings files).
    * Removed with the calling plugin; a path that is or holds a writable root

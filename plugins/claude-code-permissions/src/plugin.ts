@@ -82,7 +82,7 @@ function sources(config: Config, workspace: string, home: string): SettingsSourc
 }
 
 async function prepare(ctx: Context, config: Config) {
-  const sandbox = ctx.get('sandbox') as { defaults?: { workspace?: string } } | undefined
+  const sandbox = ctx.get('sandbox') as { defaults?: { workspace?: string }; protect?(paths: string[]): () => void } | undefined
   const workspace = resolve(config.workspace ?? sandbox?.defaults?.workspace ?? process.cwd())
   const home = resolve(config.home ?? homedir())
   const toolName = claudeToolNamer(config.toolNames ?? {})
@@ -92,8 +92,7 @@ async function prepare(ctx: Context, config: Config) {
   // Why: a confined command that rewrites the rules would allow itself its next calls; registered with the
   // sandbox (the traceable service, so the registration leaves with this plugin), each file is kept
   // read-only or put back wherever it lies in a writable root, and refused to write/edit
-  const protect = (ctx.get('sandbox') as { protect?(paths: string[]): () => void } | undefined)?.protect
-  if (typeof protect === 'function' && files.length) (ctx.get('sandbox') as { protect(paths: string[]): () => void }).protect(files.map((f) => f.file))
+  if (typeof sandbox?.protect === 'function' && files.length) sandbox.protect(files.map((f) => f.file))
   const store = new RuleStore(files, config.permissions, { workspace, home, extraTools })
   const logger = ctx.logger('claude-code-permissions')
   const refresh = () => {
