@@ -109,7 +109,14 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     guard.watch(watched())
     watcher = watchConfig(file, async () => {
       try {
-        const outcome = await guard.reload(() => mcp.reload())
+        const outcome = await guard.reload(async () => {
+          try {
+            return await mcp.reload()
+          } finally {
+            // Why while new calls are still held: the next call's window must compare the code now loaded
+            guard.watch(watched())
+          }
+        })
         if ('refused' in outcome) {
           log(`dsh mcp: reload of ${file} refused: ${outcome.refused.message}`)
           await mcp.refuseReload(outcome.refused)
@@ -120,9 +127,6 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
         if (changed) log(`dsh mcp: reloaded ${file} (added ${summary.added.length}, removed ${summary.removed.length}, changed ${summary.changed.length})`)
       } catch (error) {
         log(`dsh mcp: reload of ${file} failed; the previous plugin set stays: ${describeError(error)}`)
-      } finally {
-        // what is loaded now is what the next calls are compared against
-        guard.watch(watched())
       }
     }, { onError: (error) => log(`dsh mcp: watching ${file}: ${describeError(error)}`), codeFiles: () => pluginCodeFiles(kernel, file) })
   }
