@@ -207,4 +207,32 @@ describe('what dsh loads, in the in-process tools (workspace-write)', () => {
     expect(kernel.options.sandbox?.mode).toBe('workspace-write')
     expect(read(config)).toBe(mine)
   })
+
+  it('a plugin whose code a killed dsh process\'s call left rewritten is put back before the next start imports it', async () => {
+    const ws = dirs.make('dsh-protect-killed-code-')
+    const dir = join(ws, 'plugins/local')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'index.mjs'), PLUGIN)
+    writeFileSync(join(dir, 'helper.mjs'), 'export const answer = "mine"\n')
+    const config = join(ws, 'dsh.yml')
+    writeFileSync(config, stringify({ dataDir: join(ws, '.dsh'), sandbox: { mode: 'workspace-write', workspace: ws }, plugins: { [join(dir, 'index.mjs')]: {} } }))
+    const ledger = dirs.make('dsh-protect-ledger-')
+    const before = process.env.TMPDIR
+    process.env.TMPDIR = ledger
+    onTestFinished(() => {
+      if (before === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = before
+    })
+    // as plain Landlock leases a registered directory: copied whole; the command rewrites a module, the process is killed
+    const lib = join(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(dir)}], [${JSON.stringify(ws)}], [${JSON.stringify(dir)}]); writeFileSync(${JSON.stringify(join(dir, 'helper.mjs'))}, 'export const answer = "evil"\\n'); process.kill(process.pid, 'SIGKILL')`
+    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: ledger } }).signal).toBe('SIGKILL')
+    expect(read(join(dir, 'helper.mjs'))).toMatch(/evil/)
+    const kernel = await createKernel({ configFile: config })
+    kernels.push(kernel)
+    const session = kernel.openSession()
+    session.beginTurn()
+    const probe = await kernel.execute({ callId: 'p', name: 'probe', arguments: {}, session })
+    expect(probe.content).toEqual([{ type: 'text', text: 'mine' }])
+  })
 })
