@@ -112,7 +112,7 @@ describe('policy checks', () => {
     fs.symlinkSync(path.join(ws, 'a'), path.join(ws, 'alias'))
     const { sandbox } = await start({ workspace: ws })
     expect(sandbox.resolve({ mode: 'workspace-write', workspace: ws, writableRoots: [path.join(ws, 'alias'), `${ws}/a/../a`], readDeny: [] }))
-      .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES })
+      .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, registeredPaths: [] })
     expect(sandbox.resolve({ mode: 'read-only', workspace: ws, writableRoots: [path.join(ws, 'a')] }).writableRoots).toEqual([])
   })
 })

@@ -2,9 +2,9 @@
  * `dsh.yml`: the service configs and a map of plugins to their configs, read
  * with the `yaml` package. Errors name the file, the line and the key.
  */
-import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
+import { readLoaded } from './read-loaded.js'
 import { excerptAt, locateProblem, problemPath } from './config-excerpt.js'
 import { checkOptions, type KernelOptions } from './options.js'
 import { yaml } from './yaml.js'
@@ -20,12 +20,7 @@ export interface ConfigFile {
 
 export function readConfigFile(path: string): ConfigFile {
   const file = resolve(path)
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new KernelError('INVALID_CONFIG', `cannot read ${file}: ${describeError(error)}`, { cause: error })
-  }
+  const text = readLoaded(file)
   const { LineCounter, parseDocument } = yaml()
   const lines = new LineCounter()
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter: lines })

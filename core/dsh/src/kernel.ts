@@ -14,6 +14,7 @@ import { inConfigFile, mergeOptions, readConfigFile } from './config-file.js'
 import { PluginSet, type PlanSummary } from './plugin-set.js'
 import type { LoadedPlugin } from './plugins.js'
 import { reloadKernel, type KernelState, type ServiceSlot } from './reload.js'
+import { LoadedFiles, loadedPaths } from './protect-loaded.js'
 
 export interface Kernel {
   /** the root context: services are `ctx.tools`, `ctx.sessions`, … */
@@ -84,7 +85,10 @@ export async function createKernel(input?: KernelOptions, start: KernelStart = {
     throw KernelError.is(located) ? located : new KernelError('PLUGIN_FAILED', describeError(located), { cause: located })
   }
 
-  const state: KernelState = { ctx, plugins, explicit, configFile: explicit.configFile, slots, options }
+  // Why before any call can run: a confined command must not rewrite what the next start or reload loads
+  const loaded = new LoadedFiles(ctx)
+  loaded.update(loadedPaths(explicit.configFile, plugins))
+  const state: KernelState = { ctx, plugins, explicit, configFile: explicit.configFile, slots, options, loaded }
   const tools = raw(ctx.tools)
   const execute = tools.execute.bind(tools)
   let disposed = false

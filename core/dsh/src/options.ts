@@ -6,6 +6,7 @@ import Schema from 'schemastery'
 import { KernelError, rejectUnknownKeys, SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
 import { DEFAULT_TIMEOUT_MS, presetList } from '@dsh/approval'
 import type { ToolsMode } from '@dsh/tools'
+import { DEFAULT_LIMITS } from '@dsh/sandbox'
 
 export interface KernelOptions {
   tools?: { mode?: ToolsMode; code?: Record<string, number> }
@@ -27,6 +28,8 @@ export interface KernelOptions {
     protectedPaths?: string[]
     /** `.git` read-only, or writable but for its hooks and config */
     git?: 'read-only' | 'commit'
+    /** resource limits of every confined command (each unset one keeps its default) */
+    limits?: { processes?: number; memoryBytes?: number; fileSizeBytes?: number; cpuSeconds?: number; openFiles?: number }
   }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
@@ -37,6 +40,8 @@ export interface KernelOptions {
 }
 
 const positive = Schema.number().min(1)
+// Why integers: each is an rlimit, and 1.5 processes is not one the launcher can set
+const limit = Schema.natural().min(1)
 
 // The descriptions and defaults are the reference `dsh init` and docs/configuration.md show; the
 // values checkOptions returns are what was given (the services apply their own defaults).
@@ -83,6 +88,13 @@ export const KernelOptionsSchema = Schema.object({
       .description('Relative paths kept read-only in every writable root, at its top and where they exist up to 3 directory levels below it, besides .git, .dsh, .claude, .codex and .mcp.json, which always are; an empty list adds none. Default: .vscode, .idea, .husky, .envrc, .gitmodules, .gitconfig, .npmrc, .bashrc, .bash_profile, .bash_login, .profile, .zshrc, .zshenv, .zprofile, .zlogin.'),
     git: Schema.union(['read-only', 'commit'] as const).default('read-only')
       .description('read-only: .git stays read-only as a whole, so confined commands cannot commit; commit: .git is writable except hooks, config, config.worktree, info, modules and worktrees, so git commit works.'),
+    limits: Schema.object({
+      processes: limit.default(DEFAULT_LIMITS.processes).description('Processes and threads of the confined command\'s user (RLIMIT_NPROC; not enforced for root, reported as limits.processes in unenforced).'),
+      memoryBytes: limit.default(DEFAULT_LIMITS.memoryBytes).description('Address space of each process, in bytes (RLIMIT_AS).'),
+      fileSizeBytes: limit.default(DEFAULT_LIMITS.fileSizeBytes).description('The largest file a process may write, in bytes (RLIMIT_FSIZE).'),
+      cpuSeconds: limit.default(DEFAULT_LIMITS.cpuSeconds).description('CPU time of each process, in seconds (RLIMIT_CPU).'),
+      openFiles: limit.default(DEFAULT_LIMITS.openFiles).description('Open file descriptors of each process (RLIMIT_NOFILE).'),
+    }).description('Resource limits of every confined command, set by the launcher before exec (soft and hard alike); each one left out keeps its default.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   plugins: Schema.dict(Schema.any()),

@@ -40,6 +40,17 @@ export class PluginSet {
     return [...this.loaded.values()]
   }
 
+  /** The code the plugins loaded by path run: each entry file, and the plugin's own directory where code reload walks one. */
+  codePaths(): string[] {
+    const paths: string[] = []
+    for (const { code } of this.loaded.values()) {
+      if (!code) continue
+      paths.push(code.entry)
+      if (code.tree.own) paths.push(code.tree.own)
+    }
+    return paths
+  }
+
   /** Import and validate every plugin of `plugins`; throws naming the plugin and path. */
   async prepare(plugins: Record<string, unknown>, baseDir: string): Promise<PreparedPlugin[]> {
     const prepared: PreparedPlugin[] = []

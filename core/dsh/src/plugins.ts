@@ -7,13 +7,14 @@
 import type { Context, ForkScope } from 'cordis'
 import { createRequire } from 'node:module'
 import { isAbsolute, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describeError, KernelError, rejectUnknownKeys } from '@dsh/kernel'
 import type Schema from 'schemastery'
 import { problemPath } from './config-excerpt.js'
 import { whyNotLoadable } from './plugin-not-found.js'
 import { freshUrl } from './code-reload/hooks.js'
 import { bundledLoader, ensureSharedHooks } from './bundle/state.js'
+import { checkPluginCode } from './read-loaded.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions'] as const
 
@@ -56,6 +57,8 @@ export async function importPlugin(spec: string, baseDir: string, fresh = false)
   const bundled = fresh ? undefined : bundledLoader(spec)
   const resolved = bundled ? undefined : resolveSpec(spec, baseDir)
   const problem = resolved?.problem
+  // Why before the import: a path plugin's code is a protected entry a killed call may have left changed
+  if (resolved && (spec.startsWith('.') || isAbsolute(spec))) checkPluginCode(spec, fileURLToPath(resolved.url))
   try {
     if (bundled) mod = await bundled()
     else {

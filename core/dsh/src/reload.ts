@@ -10,6 +10,7 @@ import { applyPreset } from '@dsh/approval'
 import { inConfigFile, mergeOptions, readConfigFile, type ConfigFile } from './config-file.js'
 import { checkOptions, type KernelOptions } from './options.js'
 import type { PlanSummary, PluginSet } from './plugin-set.js'
+import { loadedPaths, type LoadedFiles } from './protect-loaded.js'
 
 /** A core service whose config can change on reload: re-plugged when it does. */
 export interface ServiceSlot {
@@ -27,6 +28,8 @@ export interface KernelState {
   configFile?: string
   slots: ServiceSlot[]
   options: KernelOptions
+  /** the registration of what the kernel loads with the sandbox (protect-loaded.ts) */
+  loaded: LoadedFiles
 }
 
 function resolveOptions(state: KernelState, config: KernelOptions | undefined): { options: KernelOptions; baseDir: string; file?: ConfigFile } {
@@ -66,6 +69,8 @@ export async function reloadKernel(state: KernelState, config?: KernelOptions): 
       await state.ctx.lifecycle.flush()
       const summary = await state.plugins.apply(prepared)
       state.options = options
+      // the code now loaded is what stays protected (a plugin removed: its files are the user's again)
+      state.loaded.update(loadedPaths(state.configFile, state.plugins))
       return summary
     } catch (error) {
       // nothing changes on a failed reload: the mode and every re-plugged service go back too

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
-import { kindOf, type ProtectedEntry } from './protected.js'
+import { kindOf, replacedDirectory, type ProtectedEntry } from './protected.js'
 import { unchanged } from './restore.js'
 
 const LOCK_WAIT_MS = 10_000
@@ -163,6 +163,7 @@ export function unrestoredReason(dir: string, path: string): string | undefined 
 /** Whether `entry.path` differs from what a finished call would have put back (restoreEntry's test). */
 export function differsFromRecord(entry: ProtectedEntry): boolean {
   if (entry.content) return !unchanged(entry.path, entry.content)
+  if (replacedDirectory(entry)) return true
   const now = kindOf(entry.path)
   if (entry.kind === 'absent' || entry.kind === 'directory') return now.kind !== entry.kind
   if (entry.kind === 'symlink') return now.kind !== 'symlink' || now.target !== entry.target

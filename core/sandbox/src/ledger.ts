@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import { unlinkSync } from 'node:fs'
 import { describeError, KernelError } from '@dsh/kernel'
-import { restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
+import { identityOf, restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
 import { newBudget, snapshotEntry } from './restore.js'
 import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './ledger-store.js'
 import { reclaimAbandoned, sweepOnce, sweptAll, type Reclaimed } from './ledger-reclaim.js'
@@ -33,9 +33,11 @@ const NOTHING_HELD: Lease = Object.freeze({ entries: Object.freeze([]), reclaime
 
 /**
  * Take the protected entries at `paths` for one call; those in `snapshot`
- * are recorded with their content, to be put back whole (restore.ts).
+ * are recorded with their content, to be put back whole (restore.ts); the
+ * directories among `identified` with their identity, so one put in their
+ * place is removed (restoreEntry).
  */
-export function leaseProtected(paths: readonly string[], writableRoots: readonly string[], snapshot: readonly string[] = []): Lease {
+export function leaseProtected(paths: readonly string[], writableRoots: readonly string[], snapshot: readonly string[] = [], identified: readonly string[] = []): Lease {
   // Why no lock at all: a call with nothing to take (read-only: no writable root, so no protected
   // path) has nothing to record or put back, once this process's whole-ledger put-back is through
   if (!paths.length && !snapshot.length && sweptAll()) return NOTHING_HELD
@@ -59,7 +61,8 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
       if (done) reclaimed.push(done)
       const now = kindOf(path)
       const content = snapshot.includes(path) && now.kind !== 'absent' ? snapshotEntry(path, budget) : undefined
-      return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}) }) as ProtectedEntry }
+      const identity = now.kind === 'directory' && identified.includes(path) ? identityOf(path) : undefined
+      return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}), ...(identity ? { identity } : {}) }) as ProtectedEntry }
     })
     for (const { file, held, entry } of taken) {
       writeState(file, { entry, holders: [...(held?.holders ?? []), me] })

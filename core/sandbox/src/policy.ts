@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
 import { resolveNetwork } from './network/policy.js'
 import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, protectedList, type GitProtection } from './protected-names.js'
 import { DEFAULT_READ_DENY, resolveReadPolicy } from './read-policy.js'
+import { registeredInside } from './protected-registry.js'
 import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
 
 function invalid(field: string, message: string, value?: unknown): never {
@@ -72,6 +73,10 @@ export interface PolicyDefaults {
   protectedPaths?: readonly string[]
   /** how `.git` is protected */
   git?: GitProtection
+  /** absolute paths registered as protected (protected-registry.ts), kept wherever they lie inside a writable root */
+  registered?: readonly string[]
+  /** who registered a path, for the refusal of one that holds a writable root */
+  ownerOf?: (path: string) => string | undefined
 }
 
 const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits', 'readDeny', 'readAllow', 'protectedPaths'])
@@ -105,5 +110,7 @@ export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], 
   const read = resolveReadPolicy(p.readDeny, p.readAllow, [workspace, ...writableRoots], { readDeny: defaults.readDeny ?? DEFAULT_READ_DENY, readAllow: defaults.readAllow ?? [] })
   const protectedExtra = p.protectedPaths === undefined ? defaults.protectedPaths ?? DEFAULT_PROTECTED_PATHS : checkProtectedPaths('protectedPaths', p.protectedPaths)
   const protectedPaths = Object.freeze(protectedList(protectedExtra, defaults.git ?? 'read-only'))
-  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read, protectedPaths })
+  // Why no policy field for them: what dsh loads is protected whatever a policy asks
+  const registeredPaths = Object.freeze(registeredInside(defaults.registered ?? [], writableRoots, defaults.ownerOf))
+  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read, protectedPaths, registeredPaths })
 }

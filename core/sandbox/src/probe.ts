@@ -28,7 +28,7 @@ export async function probeReadOnlyWrite(name: string, build: (argv: readonly st
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `dsh-probe-${name}-`)))
   try {
     writeFileSync(join(dir, 'probe'), 'original')
-    const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES }
+    const policy: ResolvedPolicy = { mode: 'read-only', workspace: dir, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, registeredPaths: [] }
     const argv = build(['/bin/sh', '-c', SCRIPT, 'sh', dir], policy)
     const run = await runProbeCommand(argv[0], argv.slice(1), { env: sandboxEnv(dir), cwd: dir, timeoutMs: TIMEOUT_MS })
     const untouched = readFileSync(join(dir, 'probe'), 'utf8') === 'original' && !existsSync(join(dir, 'new'))

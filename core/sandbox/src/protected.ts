@@ -30,6 +30,23 @@ export interface ProtectedEntry {
   readonly target?: string
   /** what it held, for a backend that cannot keep it read-only and puts it back instead (restore.ts) */
   readonly content?: Snapshot
+  /** `dev:ino` of a registered directory (protected-registry.ts): another directory at the path is not it */
+  readonly identity?: string
+}
+
+/** `dev:ino` of what is at `path` (not followed), or undefined. */
+export function identityOf(path: string): string | undefined {
+  try {
+    const st = lstatSync(path)
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return undefined
+  }
+}
+
+/** A registered directory whose path now holds another directory (its ancestor renamed away, a new one made in its place). */
+export function replacedDirectory(entry: ProtectedEntry): boolean {
+  return entry.kind === 'directory' && entry.identity !== undefined && kindOf(entry.path).kind === 'directory' && identityOf(entry.path) !== entry.identity
 }
 
 export function kindOf(path: string): { kind: EntryKind; target?: string } {
@@ -59,11 +76,15 @@ export interface ProtectedPaths {
  * it, names inside `.git` (`.git/hooks`) also in the git directory a `.git`
  * file or symlink leads to, then what those lead to inside the roots. A
  * target that is a writable root itself cannot be made read-only without
- * making the whole root read-only: that policy is refused.
+ * making the whole root read-only: that policy is refused. `registered`:
+ * absolute paths inside the roots that are protected besides the names
+ * (protected-registry.ts).
  */
-export function findProtected(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES): ProtectedPaths {
+export function findProtected(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES, registered: readonly string[] = []): ProtectedPaths {
   const paths: string[] = []
   for (const root of roots) for (const name of names) paths.push(join(root, name))
+  // Why with the names: a registered path (the config file in use) is bound, leased and put back as they are
+  for (const path of registered) if (!coveredAbsent(path, paths)) paths.push(path)
   const scan = scanProtected(roots, names)
   paths.push(...scan.deep)
   const inGit = names.filter((n) => n.startsWith(`.git${sep}`)).map((n) => n.slice(5))
@@ -80,6 +101,16 @@ export function findProtected(roots: readonly string[], names: readonly string[]
   return Object.freeze({ paths: Object.freeze([...new Set(paths)]), truncated: scan.truncated })
 }
 
+/**
+ * A registered path that does not exist inside a protected directory that does (`.claude/settings.local.json`
+ * before anyone wrote one): the directory, bound read-only or put back whole, already keeps it from being
+ * made; listed on its own it would only be an absent entry the backend reports as unenforced.
+ */
+function coveredAbsent(path: string, protectedPaths: readonly string[]): boolean {
+  if (kindOf(path).kind !== 'absent') return false
+  return protectedPaths.some((p) => p !== path && isInside(p, path) && kindOf(p).kind === 'directory')
+}
+
 /** The protected paths of `roots` (see findProtected). */
 export function protectedPathsOf(roots: readonly string[], names: readonly string[] = PROTECTED_NAMES): string[] {
   return [...findProtected(roots, names).paths]
@@ -88,10 +119,10 @@ export function protectedPathsOf(roots: readonly string[], names: readonly strin
 const found = new WeakMap<object, ProtectedPaths>()
 
 /** findProtected for a resolved policy, once per policy object (a call's service and provider share it). */
-export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[] }): ProtectedPaths {
+export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[]; readonly registeredPaths?: readonly string[] }): ProtectedPaths {
   let result = found.get(policy)
   if (!result) {
-    result = findProtected(policy.writableRoots, policy.protectedPaths)
+    result = findProtected(policy.writableRoots, policy.protectedPaths, policy.registeredPaths)
     found.set(policy, result)
   }
   return result
@@ -105,6 +136,11 @@ export function snapshotProtected(roots: readonly string[], names: readonly stri
 /** Undo what a finished call did to one protected entry; true when something changed. */
 export function restoreEntry(entry: ProtectedEntry): boolean {
   if (entry.content) return restoreSnapshot(entry.path, entry.content)
+  if (replacedDirectory(entry)) {
+    // Why removed: the bound directory went with its renamed ancestor, and what is at the path now the command made
+    rmSync(entry.path, { recursive: true, force: true })
+    return true
+  }
   const now = kindOf(entry.path)
   if (entry.kind === 'absent' && now.kind !== 'absent') {
     rmSync(entry.path, { recursive: true, force: true })
@@ -133,8 +169,13 @@ export function restoreProtected(before: readonly ProtectedEntry[]): string[] {
   return before.filter((entry) => restoreEntry(entry)).map((entry) => entry.path)
 }
 
-/** The protected path a real path is, or lies beneath, within one of `roots` (by name, to PROTECTED_DEPTH levels down). */
-export function protectedEntryOf(roots: readonly string[], realPath: string, names: readonly string[] = PROTECTED_NAMES): string | undefined {
+/**
+ * The protected path a real path is, or lies beneath, within one of `roots`
+ * (by name, to PROTECTED_DEPTH levels down, or one of the `registered`
+ * absolute paths).
+ */
+export function protectedEntryOf(roots: readonly string[], realPath: string, names: readonly string[] = PROTECTED_NAMES, registered: readonly string[] = []): string | undefined {
+  for (const path of registered) if (isInside(path, realPath)) return path
   for (const root of roots) {
     if (realPath === root || !isInside(root, realPath)) continue
     const entry = protectedPrefix(relative(root, realPath), names)
@@ -152,6 +193,10 @@ export function protectedEntryOf(roots: readonly string[], realPath: string, nam
       const target = linkedTargets(join(root, name), roots).find((t) => isInside(t, realPath))
       if (target) return target
     }
+  }
+  for (const path of registered) {
+    const target = linkedTargets(path, roots).find((t) => isInside(t, realPath))
+    if (target) return target
   }
   return undefined
 }

@@ -7,14 +7,16 @@
  */
 import { Context, Service } from 'cordis'
 import { realpathSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { LookupFunction } from 'node:net'
-import { describeError, KernelError, type Session, type SessionEvent } from '@dsh/kernel'
+import { describeError, KernelError, ownerName, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
 import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
 import { confinedEnv, spawnEnvOf } from './env.js'
 import { leaseProtected, reclaimProtected, recordReclaimed } from './ledger.js'
 import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
 import { policyProtected } from './protected.js'
+import { checkRegistered, ProtectedRegistry, registeredFiles } from './protected-registry.js'
 import { sessionRecorder, type ConfineCall } from './network/events.js'
 import { checkNetwork } from './network/check.js'
 import type { Decision } from './network/decide.js'
@@ -53,6 +55,7 @@ export class SandboxService extends Service {
   private lookup?: LookupFunction
   private proxy?: NetworkProxy
   private network?: ResolvedNetwork
+  private registry = new ProtectedRegistry()
 
   constructor(ctx: Context, config: SandboxConfig = {}) {
     super(ctx, 'sandbox', true)
@@ -73,6 +76,27 @@ export class SandboxService extends Service {
         this.provided = this.provided.filter((c) => c !== entry)
       }
     })
+  }
+
+  /**
+   * Protect absolute paths (files or directories) as the protected names are
+   * protected, in every policy whose writable roots hold them: read-only on
+   * the backends that can bind them so, copied and put back on the others (a
+   * regular file below the top of a root on every backend), refused by the
+   * in-process tools (`protectedEntryOf` with the policy's `registeredPaths`).
+   * For what dsh loads (the config file, plugin code, settings files).
+   * Removed with the calling plugin; a path that is or holds a writable root
+   * makes every policy with that root INVALID_POLICY (never left writable).
+   */
+  protect(paths: readonly string[]): () => void {
+    const checked = checkRegistered(paths)
+    const owner = ownerName(this.ctx)
+    return this.ctx.effect(() => this.registry.add({ paths: checked, owner }))
+  }
+
+  /** Every path registered with protect() now (as given and as real paths). */
+  protectedRegistered(): readonly string[] {
+    return this.registry.paths()
   }
 
   /**
@@ -119,7 +143,8 @@ export class SandboxService extends Service {
     // Why first, as build() does: a protected symlink into a writable root is INVALID_POLICY
     const protectedPaths = policyProtected(resolved).paths
     reclaimProtected(protectedPaths, resolved.writableRoots, false)
-    const { made, enforcement, unenforced, hidden, restores } = confineShape(chosen.provider, ['/bin/true'], resolved)
+    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(chosen.provider, ['/bin/true'], resolved)
+    const restores = withRegistered(own, resolved)
     checkSnapshotBound(restores)
     return Object.freeze({ backend: made.backend ?? chosen.provider.name, enforcement, unenforced: Object.freeze([...unenforced]), hidden: Object.freeze([...hidden]), restores: Object.freeze([...restores]) })
   }
@@ -168,7 +193,8 @@ export class SandboxService extends Service {
 
   /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */
   resolve(policy: SandboxPolicy): ResolvedPolicy {
-    return resolvePolicy(policy, this.allowedRoots(), this.defaults)
+    const registered = this.registry.paths()
+    return resolvePolicy(policy, this.allowedRoots(), registered.length ? { ...this.defaults, registered, ownerOf: (path) => this.registry.ownerOf(path) } : this.defaults)
   }
 
   /** approved explicit mode > the session's latest `sandbox/mode` event > the configured default. */
@@ -280,9 +306,10 @@ export class SandboxService extends Service {
     // Why before the backend sees them: what a dead dsh process's call left is put back, and the backend binds that
     const reclaimed = reclaimProtected(protectedPaths, policy.writableRoots)
     if (reclaimed.length) protectedPaths = policyProtected(policy).paths
-    const { made, enforcement, unenforced, hidden, restores } = confineShape(provider, argv, policy)
+    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(provider, argv, policy)
+    const restores = withRegistered(own, policy)
     // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
-    const lease = leaseProtected(protectedPaths, policy.writableRoots, restores)
+    const lease = leaseProtected(protectedPaths, policy.writableRoots, restores, policy.registeredPaths)
     if (call) recordReclaimed(call, [...reclaimed, ...lease.reclaimed])
     const env = confinedEnv(policy)
     return Object.freeze({
@@ -301,6 +328,18 @@ export class SandboxService extends Service {
       },
     })
   }
+}
+
+/**
+ * The backend's copy-and-put-back list with the registered regular files added: even where a
+ * backend binds them read-only, a command that renames an ancestor away and plants a file at the
+ * path would otherwise leave it there; put back whole, the next load reads what was there before.
+ * Not one directly in a writable root (`./dsh.yml`): the root itself cannot be renamed from inside.
+ */
+function withRegistered(restores: readonly string[], policy: ResolvedPolicy): readonly string[] {
+  if (!policy.registeredPaths?.length) return restores
+  const files = registeredFiles(policy.registeredPaths).filter((path) => !restores.includes(path) && !policy.writableRoots.includes(dirname(path)))
+  return files.length ? [...restores, ...files] : restores
 }
 
 function noHostProxy(provider: SandboxProvider): KernelError {

@@ -46,6 +46,11 @@ export interface ResolvedPolicy {
   readonly readAllow: readonly string[]
   /** every protected path, relative (`.git`, `.git/hooks`, `.envrc`): the core ones and the policy's */
   readonly protectedPaths: readonly string[]
+  /**
+   * absolute paths registered with `protect()` (the config file in use, plugin files, settings files)
+   * that lie inside the writable roots: protected besides `protectedPaths`; empty unless `workspace-write`
+   */
+  readonly registeredPaths?: readonly string[]
 }
 
 export type Enforcement = 'full' | 'partial'

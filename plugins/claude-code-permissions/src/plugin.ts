@@ -82,13 +82,18 @@ function sources(config: Config, workspace: string, home: string): SettingsSourc
 }
 
 async function prepare(ctx: Context, config: Config) {
-  const sandbox = ctx.get('sandbox') as { defaults?: { workspace?: string } } | undefined
+  const sandbox = ctx.get('sandbox') as { defaults?: { workspace?: string }; protect?(paths: string[]): () => void } | undefined
   const workspace = resolve(config.workspace ?? sandbox?.defaults?.workspace ?? process.cwd())
   const home = resolve(config.home ?? homedir())
   const toolName = claudeToolNamer(config.toolNames ?? {})
   const extraTools = new Set([...Object.values(CLAUDE_TOOL_NAMES), ...Object.values(config.toolNames ?? {})])
   // the shell grammar is loaded at the first Bash decision, not at start (see shell.ts)
-  const store = new RuleStore(sources(config, workspace, home), config.permissions, { workspace, home, extraTools })
+  const files = sources(config, workspace, home)
+  // Why: a confined command that rewrites the rules would allow itself its next calls; registered with the
+  // sandbox (the traceable service, so the registration leaves with this plugin), each file is kept
+  // read-only or put back wherever it lies in a writable root, and refused to write/edit
+  if (typeof sandbox?.protect === 'function' && files.length) sandbox.protect(files.map((f) => f.file))
+  const store = new RuleStore(files, config.permissions, { workspace, home, extraTools })
   const logger = ctx.logger('claude-code-permissions')
   const refresh = () => {
     const report = store.refresh()

@@ -21,7 +21,7 @@ import type { Config } from './config.js'
 import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
-import { describeSandbox, ledgerReader, refusal, type SandboxLike } from './protect.js'
+import { describeSandbox, ledgerReader, protectFiles, refusal, type SandboxLike } from './protect.js'
 import { INLINE_SOURCE, parseHooks } from './settings.js'
 import { Notices } from './notices.js'
 import { HookStore, type FileSource, type Snapshot } from './store.js'
@@ -51,8 +51,11 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
   // service's own members (its probes, results, defaults) made a shadow context and a proxy
   const found = ctx.get('sandbox') as SandboxLike | undefined
   const sandbox = found && raw(found)
-  const view = await describeSandbox(sandbox, workspace)
-  const store = new HookStore(inline, sources, (file) => refusal(file, roots, view), ledgerReader(sandbox, roots, view, fileStamp))
+  // Why before describing: the files are then protected like `.claude/` (and the description says how), wherever they are;
+  // through the traceable service, so the registration leaves with this plugin
+  const registered = protectFiles(found, sources.map((source) => source.file))
+  const view = await describeSandbox(sandbox, workspace, registered)
+  const store = new HookStore(inline, sources, (file) => refusal(file, roots, view, registered), ledgerReader(sandbox, roots, view, fileStamp))
   store.init()
 
   const logger = ctx.logger('hooks-claude-code')

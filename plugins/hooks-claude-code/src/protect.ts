@@ -8,7 +8,9 @@
  *    a policy could make writable). A settings file outside all of them loads.
  * 2. One inside a writable root loads only under a protected path — `.claude/`,
  *    `.codex/`, `.dsh/`, `.git/` or `.mcp.json` at the top of the root, which
- *    the sandbox keeps read-only (DESIGN §8). Anywhere else it is refused.
+ *    the sandbox keeps read-only (DESIGN §8) — or when the plugin registered it
+ *    with the sandbox (`protect`, DESIGN §16.5), which then protects the file
+ *    itself as it protects those entries. Anywhere else it is refused.
  * 3. When a sandbox service runs, the plugin asks it once, at start, how it
  *    would confine a `workspace-write` command (`describe`: nothing is run or
  *    leased; what a killed call left in a protected entry is put back first,
@@ -66,6 +68,9 @@ export type SandboxView =
     ledger: boolean
   }
 
+/** The settings files registered with the sandbox as protected paths of their own (resolved and real paths). */
+export type Registered = ReadonlySet<string>
+
 /** What the sandbox's ledger answers for a protected file (see @dsh/sandbox readProtected). */
 export type ProtectedRead = { from: 'disk' | 'copy'; text?: string } | { refused: string }
 
@@ -77,13 +82,29 @@ export interface SandboxLike {
   readonly defaults?: { readonly workspace?: string; readonly allowedRoots?: readonly string[] }
   readProtected?(file: string): ProtectedRead
   protectedStamp?(file: string): string
+  /** register absolute paths the sandbox protects as it protects `.claude/` (tied to the caller's scope) */
+  protect?(paths: string[]): () => void
 }
 
-function absentEntries(roots: readonly string[]): Set<string> {
+/**
+ * Register the settings files with the sandbox (when it can protect
+ * absolute paths): each is then kept read-only, or copied and put back,
+ * wherever it lies. Returns what is registered; nothing without such a
+ * sandbox (rule 2 then refuses a file outside the protected names).
+ */
+export function protectFiles(sandbox: SandboxLike | undefined, files: readonly string[]): Registered {
+  if (!files.length || typeof sandbox?.protect !== 'function') return new Set()
+  const paths = [...new Set(files.map((file) => resolve(file)))]
+  sandbox.protect(paths)
+  return new Set(paths.flatMap((path) => [path, real(path)]))
+}
+
+function absentEntries(roots: readonly string[], registered: Registered): Set<string> {
   const absent = new Set<string>()
   for (const root of roots) {
     for (const name of PROTECTED_NAMES) if (!existsSync(join(root, name))) absent.add(join(root, name))
   }
+  for (const path of registered) if (!existsSync(path)) absent.add(path)
   return absent
 }
 
@@ -95,13 +116,13 @@ async function dryRun(sandbox: SandboxLike, policy: { mode: 'workspace-write'; w
 }
 
 /** Ask the sandbox how it would confine a workspace-write command in its workspace. Nothing is run. */
-export async function describeSandbox(sandbox: SandboxLike | undefined, workspace: string): Promise<SandboxView> {
+export async function describeSandbox(sandbox: SandboxLike | undefined, workspace: string, registered: Registered = new Set()): Promise<SandboxView> {
   if (!sandbox || typeof sandbox.confine !== 'function') return { kind: 'absent' }
   const target = typeof sandbox.defaults?.workspace === 'string' ? sandbox.defaults.workspace : workspace
   const allowed = Array.isArray(sandbox.defaults?.allowedRoots) ? sandbox.defaults!.allowedRoots!.filter((root) => typeof root === 'string') : []
   const roots = [...new Set([target, ...allowed].map((root) => resolve(root)))]
   try {
-    const absentAtStart = absentEntries(roots)
+    const absentAtStart = absentEntries(roots, registered)
     const policy = { mode: 'workspace-write' as const, workspace: target }
     const confined = (await (typeof sandbox.describe === 'function' ? sandbox.describe(policy) : dryRun(sandbox, policy))) as Record<string, unknown> | undefined
     const backend = typeof confined?.backend === 'string' ? confined.backend : 'unknown'
@@ -139,12 +160,14 @@ function isSymlink(path: string): boolean {
   }
 }
 
-/** The protected entry (`.claude`, `.mcp.json`, ...) a path inside `root` lies under, if any. */
-function protectedEntry(path: string, root: string): string | undefined {
+/** The protected entry (`.claude`, `.mcp.json`, ..., or the registered file itself) a path inside `root` lies under, if any. */
+function protectedEntry(path: string, root: string, registered: Registered): string | undefined {
   const rel = relative(root, path)
   const first = rel.split(sep)[0]
   if ((PROTECTED_DIRS as readonly string[]).includes(first) && rel !== first) return first
   if ((PROTECTED_FILES as readonly string[]).includes(rel)) return rel
+  // Why after the names: a file under `.claude/` that appears later is still in a read-only entry
+  if (registered.has(path) && rel !== '') return rel
 }
 
 /** Why the sandbox leaves `entry` (absolute) writable, if it does. */
@@ -169,7 +192,7 @@ function gap(view: Extract<SandboxView, { kind: 'described' }>, entry: string): 
 }
 
 /** Why `file` must not be loaded, or `undefined` when it may be. */
-export function refusal(file: string, pluginRoots: readonly string[], view: SandboxView): string | undefined {
+export function refusal(file: string, pluginRoots: readonly string[], view: SandboxView, registered: Registered = new Set()): string | undefined {
   const roots = view.kind === 'absent' ? pluginRoots : [...pluginRoots, ...view.roots]
   const candidates = [...new Set([resolve(file), real(file)])]
   for (const rootPath of new Set(roots)) {
@@ -177,14 +200,15 @@ export function refusal(file: string, pluginRoots: readonly string[], view: Sand
       for (const path of candidates) {
         if (!inside(path, root)) continue
         const what = path === resolve(file) ? file : `${file} (really ${path})`
-        const entry = protectedEntry(path, root)
+        const entry = protectedEntry(path, root, registered)
         if (!entry) {
-          return `${what} lies inside the writable root ${root} but not under a protected path (${PROTECTED_NAMES.join(', ')}): a confined command could rewrite it, and hooks run unconfined`
+          return `${what} lies inside the writable root ${root} but not under a protected path (${PROTECTED_NAMES.join(', ')}), and no sandbox service protects it: a confined command could rewrite it, and hooks run unconfined`
         }
         if (view.kind === 'failed') return `${what} lies inside the writable root ${root} and the sandbox could not say whether it protects ${entry}: ${view.reason}`
         if (view.kind !== 'described') continue
         const why = gap(view, join(root, entry))
-        if (why) return `${what} lies inside the writable root ${root}, and ${why}`
+        // Why the file too: the entry it lies in may be one the backend leaves writable, while the file itself, registered, is put back
+        if (why && !(registered.has(path) && !gap(view, path))) return `${what} lies inside the writable root ${root}, and ${why}`
       }
     }
   }

@@ -22,6 +22,8 @@ export interface Area {
   read: ReadPolicy
   /** the policy's protected paths (relative names), refused in every writable root */
   protectedPaths: readonly string[]
+  /** what dsh loads (the config file, plugin code, settings files) inside the writable roots, refused too */
+  registeredPaths: readonly string[]
 }
 
 function real(path: string): string[] {
@@ -53,6 +55,7 @@ export function areaFor(sandbox: SandboxService, config: Config, call: ToolCall)
     writable: policy.writableRoots,
     read: { readDeny: policy.readDeny, readAllow: policy.readAllow },
     protectedPaths: policy.protectedPaths,
+    registeredPaths: policy.registeredPaths ?? [],
   }
 }
 
@@ -105,8 +108,8 @@ export function checkWritable(area: Area, path: string, input: string): void {
   if (!area.writable.some((root) => isInside(root, path))) {
     throw new PathRefused(`${input} is outside the writable roots (${area.writable.join(', ')})`)
   }
-  const entry = protectedEntryOf(area.writable, path, area.protectedPaths)
-  // Why: git hooks, agent settings and MCP configs written here would later run outside any sandbox
+  const entry = protectedEntryOf(area.writable, path, area.protectedPaths, area.registeredPaths)
+  // Why: git hooks, agent settings, MCP configs and dsh's own config or plugin code written here would later run outside any sandbox
   if (entry) throw new PathRefused(`${input} is inside the protected path ${entry}, which stays read-only`)
   const denied = deniedBy(area.read, path)
   // Why: edit reads what it changes, and a hidden file is hidden from bash as well

@@ -17,6 +17,8 @@ export interface CodeTree {
   readonly files: readonly string[]
   /** the directories holding them, to watch */
   readonly dirs: readonly string[]
+  /** the plugin's own directory, when the tree is one (not the project beside the config, nor too big) */
+  readonly own?: string
 }
 
 /** A walked tree, with its files as a set: twenty plugins of one directory each ask whether it holds their entry. */
@@ -31,7 +33,7 @@ export function codeTree(entry: string, baseDir: string, scan = new CodeScan()):
   const project = scan.once(root, () => !relative(root, baseDir).startsWith('..'), baseDir)
   const walked = project ? undefined : scan.walk(root, () => walk(root, scan))
   if (!walked) return { files: [entry], dirs: [root] }
-  return walked.members.has(entry) ? walked : { files: [...walked.files, entry].sort(), dirs: walked.dirs }
+  return { files: walked.members.has(entry) ? walked.files : [...walked.files, entry].sort(), dirs: walked.dirs, own: root }
 }
 
 /** The script files under `root`, sorted, and the directories walked (each looked at before it is read); no tree when too big. */

@@ -3,7 +3,8 @@
  * `logging/setLevel`, every event appended to the connection's session is
  * sent as a `notifications/message` whose `data` is the event whole
  * (`{ seq, time, type, data }`) — at `warning` for a denial (a call refused by
- * a gate, an approval denied), at `info` otherwise — when that level is at or
+ * a gate, an approval denied), at `error` for a reload that failed or was
+ * refused, at `info` otherwise — when that level is at or
  * above the client's. Before a level is set nothing is sent (the SDK alone
  * would send everything). Events are sent in order, batched on the next turn
  * of the event loop, off the pipeline's path.
@@ -20,6 +21,8 @@ export function levelOf(event: SessionEvent): LoggingLevel {
   const data = event.data as { isError?: boolean; error?: { code?: string }; outcome?: { kind?: string } } | undefined
   if (event.type === 'tool/result' && data?.isError && REFUSALS.has(String(data.error?.code))) return 'warning'
   if (event.type === 'approval/decided' && data?.outcome?.kind !== 'approved') return 'warning'
+  // a reload that did not happen leaves the person running a set they did not mean to (DESIGN §16.2)
+  if (event.type === 'mcp/reload-failed' || event.type === 'mcp/reload-refused') return 'error'
   return 'info'
 }
 

@@ -17,6 +17,7 @@ import { importPlugin } from '../plugins.js'
 import { lockSession, type SessionLock } from '../sessions/lock.js'
 import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
+import { ReloadGuard } from './reload-guard.js'
 import { pluginCodeFiles } from '../code-reload/code-files.js'
 
 export interface RunMcpOptions {
@@ -98,13 +99,30 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     return refuse(describeError(error))
   }
   const [{ createMcpServer }, { StdioServerTransport }] = modules
-  const mcp = createMcpServer(kernel, { log, sessionId })
+  // Why only with --watch: without it nothing is reloaded while the server runs, and no call pays the stats
+  const guard = options.watch && options.configFile ? new ReloadGuard() : undefined
+  const mcp = createMcpServer(kernel, { log, sessionId, calls: guard })
   let watcher: ConfigWatcher | undefined
-  if (options.watch && options.configFile) {
+  if (guard && options.configFile) {
     const file = options.configFile
+    const watched = () => [resolve(file), ...pluginCodeFiles(kernel, file)]
+    guard.watch(watched())
     watcher = watchConfig(file, async () => {
       try {
-        const summary = await mcp.reload()
+        const outcome = await guard.reload(async () => {
+          try {
+            return await mcp.reload()
+          } finally {
+            // Why while new calls are still held: the next call's window must compare the code now loaded
+            guard.watch(watched())
+          }
+        })
+        if ('refused' in outcome) {
+          log(`dsh mcp: reload of ${file} refused: ${outcome.refused.message}`)
+          await mcp.refuseReload(outcome.refused)
+          return
+        }
+        const summary = outcome.applied
         const changed = summary.added.length + summary.removed.length + summary.changed.length
         if (changed) log(`dsh mcp: reloaded ${file} (added ${summary.added.length}, removed ${summary.removed.length}, changed ${summary.changed.length})`)
       } catch (error) {

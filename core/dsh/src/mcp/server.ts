@@ -14,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ForkScope } from 'cordis'
 import { describeError, raw, type Session } from '@dsh/kernel'
+import type { ToolResult } from '@dsh/tools'
 import { ToolScheduler, type ToolService } from '@dsh/tools'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/system-prompt'
@@ -37,6 +38,8 @@ declare module '@dsh/kernel' {
     'mcp/reloaded': { added: string[]; removed: string[]; changed: string[] }
     /** a reload that failed: the previous set stays */
     'mcp/reload-failed': { error: string }
+    /** a reload not applied because a watched file holds what a call left (reload-guard.ts): the previous set stays */
+    'mcp/reload-refused': { files: string[]; calls: string[]; reason: string }
     'mcp/closed': { reason: string }
   }
 }
@@ -48,6 +51,14 @@ export interface McpServerOptions {
   log?(line: string): void
   /** how long `close()` waits for cancelled calls to finish (default 5000 ms) */
   shutdownGraceMs?: number
+  /** told of every call before it is scheduled and once it settled (`--watch`'s ReloadGuard) */
+  calls?: CallWindow
+}
+
+/** What `--watch` needs to know of the calls: `enter` may hold a call back while a reload reads. */
+export interface CallWindow {
+  enter(callId: string, name: string): Promise<void>
+  leave(callId: string): void
 }
 
 export interface DshMcpServer {
@@ -58,6 +69,8 @@ export interface DshMcpServer {
   connect(transport: Transport): Promise<void>
   /** `kernel.reload()` (re-reading the config file), logged in the session; the client is notified if its tool list changed */
   reload(): Promise<PlanSummary>
+  /** a reload not applied: logged in the session (`mcp/reload-refused`) and sent to the client at level `error` */
+  refuseReload(refusal: { files: string[]; calls: string[]; message: string }): Promise<void>
   /** cancel what runs, end the turn, close the session and the transport. Idempotent. */
   close(reason: string): Promise<void>
 }
@@ -144,21 +157,26 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
     const token = request.params._meta?.progressToken
-    const call = scheduler.run(tools().concurrency(name, args), async () => {
-      if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
-      const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
-      try {
-        return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
-      } finally {
-        progress.stop()
-      }
-    })
-    running.add(call)
+    // only with --watch: a reload that reads meanwhile holds the call back here
+    if (options.calls) await options.calls.enter(callId, name)
+    let call: Promise<ToolResult> | undefined
     try {
+      call = scheduler.run(tools().concurrency(name, args), async () => {
+        if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
+        const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
+        try {
+          return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
+        } finally {
+          progress.stop()
+        }
+      })
+      running.add(call)
       return toCallToolResult(await call)
     } finally {
-      running.delete(call)
+      if (call) running.delete(call)
       requestOf.delete(callId)
+      // after the call settled, its sandbox's put-back included: the guard compares what it left
+      options.calls?.leave(callId)
     }
   })
 
@@ -203,6 +221,13 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
       } catch (error) {
         await session?.append('mcp/reload-failed', { error: describeError(error) }).catch(() => {})
         throw error
+      }
+    },
+    async refuseReload(refusal) {
+      await session?.append('mcp/reload-refused', { files: refusal.files, calls: refusal.calls, reason: refusal.message }).catch(() => {})
+      // Why directly too: a client that set no log level hears of no event, and this one it must hear of
+      if (audit.level === undefined && initialized) {
+        await server.sendLoggingMessage({ level: 'error', logger: 'dsh', data: { type: 'mcp/reload-refused', files: refusal.files, calls: refusal.calls, message: refusal.message } }).catch((error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
       }
     },
     close(reason) {
