@@ -57,11 +57,13 @@ export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly st
  * launcher's private mount namespace instead of carved out of the rules —
  * /etc/shadow alone takes a rule for each of /etc's other entries (~136
  * here, ~1 ms a call), a cover two syscalls and a mount. See
- * docs/decisions/2026-12-01-private-mounts.md.
+ * docs/decisions/2026-12-01-private-mounts.md. Denied paths inside the
+ * workspace and the writable roots are covered too.
  */
 export function landlockCovers(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules & { args: string[] } {
-  const free = [policy.workspace, ...policy.writableRoots]
-  const mounts = hideMounts({ ...policy, readDeny: policy.readDeny.filter((d) => !free.some((root) => isInside(root, d))) })
+  // Why the workspace's denied paths too (`.env`, `.dsh`): a cover in the launcher's own mount namespace
+  // hides them as bwrap's does, where the carve could not without taking the root's rights away
+  const mounts = hideMounts(policy)
   // Why through the carve with nothing to carve: each rule by its real path, those beneath another dropped
   const { rules } = cachedCarve(readRules, [], [])
   return { rules, hidden: mounts.hide.map((h) => h.path), args: ['--private-mounts', ...launcherHideArgs(mounts)] }
