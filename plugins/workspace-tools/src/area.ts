@@ -22,6 +22,8 @@ export interface Area {
   read: ReadPolicy
   /** the policy's protected paths (relative names), refused in every writable root */
   protectedPaths: readonly string[]
+  /** real paths the sandbox's restrictions keep read-only (an Edit deny rule's paths) */
+  readOnly: readonly string[]
 }
 
 function real(path: string): string[] {
@@ -46,13 +48,16 @@ export function areaFor(sandbox: SandboxService, config: Config, call: ToolCall)
   const mode = sandbox.resolveMode(call.session, call.approvedSandboxMode)
   const policy = sandbox.resolve({ mode, workspace: config.workspace ?? sandbox.defaults.workspace })
   const extra = config.readableRoots.filter((root) => isAbsolute(root)).flatMap(real)
+  const spill = real(spillDir(call))
   return {
     mode,
     workspace: policy.workspace,
-    readable: [policy.workspace, ...policy.writableRoots, ...extra, ...real(spillDir(call))],
+    readable: [policy.workspace, ...policy.writableRoots, ...extra, ...spill],
     writable: policy.writableRoots,
-    read: { readDeny: policy.readDeny, readAllow: policy.readAllow },
+    // Why the spill directory allowed: the data directory is denied (session logs), but read must open this session's spilled results
+    read: { readDeny: policy.readDeny, readAllow: [...policy.readAllow, ...spill], ...(policy.readDenied ? { readDenied: policy.readDenied } : {}) },
     protectedPaths: policy.protectedPaths,
+    readOnly: policy.readOnlyPaths ?? [],
   }
 }
 
@@ -105,7 +110,7 @@ export function checkWritable(area: Area, path: string, input: string): void {
   if (!area.writable.some((root) => isInside(root, path))) {
     throw new PathRefused(`${input} is outside the writable roots (${area.writable.join(', ')})`)
   }
-  const entry = protectedEntryOf(area.writable, path, area.protectedPaths)
+  const entry = protectedEntryOf(area.writable, path, area.protectedPaths) ?? area.readOnly.find((p) => isInside(p, path))
   // Why: git hooks, agent settings and MCP configs written here would later run outside any sandbox
   if (entry) throw new PathRefused(`${input} is inside the protected path ${entry}, which stays read-only`)
   const denied = deniedBy(area.read, path)
