@@ -30,6 +30,8 @@ export interface KernelOptions {
   }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
+  /** let confined commands and the file tools read the data directory (default false: it is read-denied) */
+  dataDirReadable?: boolean
   /** plugin (bundled short name, package name or path) → its config */
   plugins?: Record<string, unknown>
   /** a dsh.yml to read the rest from */
@@ -85,6 +87,7 @@ export const KernelOptionsSchema = Schema.object({
       .description('read-only: .git stays read-only as a whole, so confined commands cannot commit; commit: .git is writable except hooks, config, config.worktree, info, modules and worktrees, so git commit works.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
+  dataDirReadable: Schema.boolean().default(false).description('Whether confined commands and the file tools may read the data directory. Default false: it is read-denied (the session logs hold every result, secrets included), except this session\'s spill files for read.'),
   plugins: Schema.dict(Schema.any()),
   configFile: Schema.string(),
 })
