@@ -92,13 +92,13 @@ function isEditRule(rule: CompiledRule): boolean {
 }
 
 /** The sandbox restriction of a rule set's path denies, now. */
-export function sandboxRestriction(set: RuleSet, bases: FeedBases): SandboxRestriction | undefined {
+export function sandboxRestriction(set: RuleSet, bases: FeedBases, walkLimit = FEED_WALK_LIMIT): SandboxRestriction | undefined {
   const denies = set.rules.filter((rule) => rule.list === 'deny' && rule.paths && rule.specifier !== undefined && (isReadRule(rule) || isEditRule(rule)))
   if (!denies.length) return undefined
   const readDeny: string[] = []
   const readOnly: string[] = []
   const gaps = new Set<string>()
-  const budget = { left: FEED_WALK_LIMIT }
+  const budget = { left: walkLimit }
   for (const rule of denies) {
     const into = isReadRule(rule) ? readDeny : readOnly
     const { exact, walk } = reach(rule.specifier!, bases, rule.source)
