@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SandboxService, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
+import { deniedBy, SandboxService, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
 import { compileRuleSet, INLINE, sandboxRestriction } from '@dsh/claude-code-permissions'
 import { rejection } from '../rejection.js'
 import { tempDirs } from '../temp-dirs.js'
@@ -80,6 +80,17 @@ describe('ctx.sandbox.restrict', () => {
     expect(await rejection(sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws }))).toMatchObject({ code: 'INVALID_POLICY' })
     dispose()
     expect(seen).toEqual([])
+  })
+})
+
+describe('deniedBy with joined lists', () => {
+  it('a path denied itself stays denied inside an allowed one under a broader deny; a rule\'s exact test denies what no list names', () => {
+    const policy = { readDeny: ['/h/.ssh', '/h/.ssh/public/key'], readAllow: ['/h/.ssh/public'], readDenied: (p: string) => (p.endsWith('.pem') ? 'Read(**/*.pem)' : undefined) }
+    expect(deniedBy(policy, '/h/.ssh/public/key')).toBe('/h/.ssh/public/key')
+    expect(deniedBy(policy, '/h/.ssh/public/other')).toBeUndefined()
+    expect(deniedBy(policy, '/h/.ssh/id_rsa')).toBe('/h/.ssh')
+    expect(deniedBy(policy, '/w/a.pem')).toBe('Read(**/*.pem)')
+    expect(deniedBy(policy, '/w/a.txt')).toBeUndefined()
   })
 })
 

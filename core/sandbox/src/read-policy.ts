@@ -73,12 +73,18 @@ export function resolveReadPolicy(readDeny: unknown, readAllow: unknown, free: r
   return Object.freeze({ readDeny: Object.freeze(kept), readAllow: Object.freeze([...new Set(allow)]) })
 }
 
-/** The denied path `realPath` lies in, unless an allowed path holds it. */
+/**
+ * The denied path `realPath` lies in, unless an allowed path inside that denied one holds it
+ * (each denied path is asked: `~/.ssh/public/key` stays denied under `~/.ssh` + `readAllow`
+ * `~/.ssh/public` when it is denied itself); then what the exact test (`readDenied`, a rule)
+ * answers, unless an allowed path holds it.
+ */
 export function deniedBy(policy: ReadPolicy, realPath: string): string | undefined {
-  const deny = policy.readDeny.find((d) => isInside(d, realPath)) ?? policy.readDenied?.(realPath)
-  if (!deny) return undefined
-  const allowed = (a: string) => isInside(a, realPath) && (!isAbsolute(deny) || isInside(deny, a))
-  return policy.readAllow.some(allowed) ? undefined : deny
+  for (const deny of policy.readDeny) {
+    if (isInside(deny, realPath) && !policy.readAllow.some((a) => isInside(a, realPath) && isInside(deny, a))) return deny
+  }
+  const rule = policy.readDenied?.(realPath)
+  return rule && !policy.readAllow.some((a) => isInside(a, realPath)) ? rule : undefined
 }
 
 /** The denied paths that exist now (what a command is kept from reading). */
