@@ -145,6 +145,24 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
   })
 }
 
+describe('after a reload', () => {
+  it('a reload that replaces the sandbox service keeps the rules and the data directory hidden from bash and the file tools', async () => {
+    const ws = workspace()
+    const k = await start(ws)
+    const permissions = { allow: ['Bash'], deny: DENY }
+    await k.reload({
+      dataDir: path.join(ws, '.dsh'),
+      sandbox: { workspace: ws, network: 'off', readDeny: [] },
+      plugins: { 'workspace-tools': {}, 'claude-code-permissions': { workspace: ws, settingsFiles: [], permissions } },
+    })
+    await k.call('bash', { command: 'echo LOGGED-MARKER-42' })
+    const r = await k.call('bash', { command: 'cat .env secrets/key.txt deep/er/id.pem .dsh/sessions/*; echo done' })
+    expect(text(r)).toContain('done')
+    expect(text(r)).not.toMatch(/SECRET-(ENV|KEY|PEM)|LOGGED-MARKER-42/)
+    expect(text(await k.call('grep', { pattern: 'SECRET', output_mode: 'content' }))).not.toMatch(/SECRET-(ENV|KEY|PEM)/)
+  })
+})
+
 describe('the data directory is git-ignored', () => {
   it('dsh writes .dsh/.gitignore with * when it creates the directory (not into one that exists), and git status after a call shows no .dsh/', async () => {
     const ws = dirs.make('dsh-git-')

@@ -184,14 +184,16 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     ctx.on('tools/post-execute', rerun)
   }
 
-  // Why registered before the rules load, and refusing until then: a call confined meanwhile must not run without them
-  const sandbox = (ctx as unknown as { sandbox?: { restrict?(restrictor: () => SandboxRestriction | undefined): () => void } }).sandbox
-  if (sandbox && typeof sandbox.restrict === 'function') {
+  // Why registered before the rules load, and refusing until then: a call confined meanwhile must not run without them.
+  // Why through ctx.inject: the sub-plugin is applied again whenever a sandbox service (a new one after a reload) appears
+  ctx.inject(['sandbox'], (inner) => {
+    const sandbox = (inner as unknown as { sandbox: { restrict?(restrictor: () => SandboxRestriction | undefined): () => void } }).sandbox
+    if (typeof sandbox.restrict !== 'function') return
     sandbox.restrict(() => {
       if (!loaded) throw new Error('the permission rules of claude-code-permissions are not loaded yet')
       return loaded.restriction()
     })
-  }
+  })
 
   ctx.on('permissions/check', (name, args) => {
     // answered only once loaded; `dsh permissions check` waits for the plugin to start
