@@ -161,6 +161,14 @@ describe('after a reload', () => {
     expect(text(r)).not.toMatch(/SECRET-(ENV|KEY|PEM)|LOGGED-MARKER-42/)
     expect(text(await k.call('grep', { pattern: 'SECRET', output_mode: 'content' }))).not.toMatch(/SECRET-(ENV|KEY|PEM)/)
   })
+
+  it('dataDirReadable cannot be turned on by a reload (a config rewritten from inside a call would open the logs)', async () => {
+    const ws = workspace()
+    const k = await start(ws, { rules: false })
+    await expect(k.reload({ dataDir: path.join(ws, '.dsh'), dataDirReadable: true, sandbox: { workspace: ws }, plugins: { 'workspace-tools': {} } })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringMatching(/dataDirReadable cannot change on reload/) })
+    await k.call('bash', { command: 'echo LOGGED-MARKER-42' })
+    expect(text(await k.call('bash', { command: 'cat .dsh/sessions/*; echo done' }))).not.toContain('LOGGED-MARKER-42')
+  })
 })
 
 describe('the data directory is git-ignored', () => {
