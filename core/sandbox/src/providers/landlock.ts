@@ -44,8 +44,15 @@ function hostReadRules(): string[] {
   return [...rules, '--ro', '/proc', ...DEVICES]
 }
 
-/** The host read rules with the policy's denied paths carved out (never those inside the workspace or a writable root). */
-export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules {
+/**
+ * The host read rules with the policy's denied paths carved out. In `read-only` the workspace's
+ * own rule is carved with them (`workspace: true`: landlockArgs adds no rule of its own for it),
+ * so `.env` or the data directory in it are hidden too — nothing can be created there during the
+ * call, so no new entry misses a rule. Beneath a writable root nothing is carved: the root's rule
+ * must keep the right to create entries (`read-deny`).
+ */
+export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules & { workspace?: boolean } {
+  if (policy.mode === 'read-only') return { ...cachedCarve([...readRules, '--ro', policy.workspace], policy.readDeny, policy.readAllow), workspace: true }
   const free = [policy.workspace, ...policy.writableRoots]
   const deny = policy.readDeny.filter((d) => !free.some((root) => isInside(root, d)))
   return cachedCarve(readRules, deny, policy.readAllow)
@@ -70,10 +77,11 @@ export function landlockCovers(policy: ResolvedPolicy, readRules: readonly strin
 }
 
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
-export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[] } = landlockReadRules(policy, readRules)): string[] {
+export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[]; workspace?: boolean } = landlockReadRules(policy, readRules)): string[] {
   const args = [...(carved.args ?? []), ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
-  else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
+  // a workspace under /tmp is not covered by the host rules; a carve that took the workspace in has its rules already
+  else if (!carved.workspace) args.push('--ro', policy.workspace)
   if (policy.network === 'off') args.push('--no-net')
   else if (isProxied(policy.network)) {
     if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')
