@@ -188,7 +188,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // Why through ctx.inject: the sub-plugin is applied again whenever a sandbox service (a new one after a reload) appears
   ctx.inject(['sandbox'], (inner) => {
     const sandbox = (inner as unknown as { sandbox: { restrict?(restrictor: () => SandboxRestriction | undefined): () => void } }).sandbox
-    if (typeof sandbox.restrict !== 'function') return
+    // a sandbox service of another make, without restrict(): the rules bind the file tools only, and that is said
+    if (typeof sandbox.restrict !== 'function') return void ctx.logger('claude-code-permissions').warn('the sandbox service has no restrict(): Read and Edit deny rules do not bind confined commands')
     sandbox.restrict(() => {
       if (!loaded) throw new Error('the permission rules of claude-code-permissions are not loaded yet')
       return loaded.restriction()
