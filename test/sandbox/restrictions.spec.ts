@@ -61,7 +61,7 @@ describe('ctx.sandbox.restrict', () => {
     after.cleanup()
   })
 
-  it('a restriction that throws, or answers a relative path or a bad id, refuses the policy; one keeping a writable root read-only is INVALID_POLICY', async () => {
+  it('a restriction that throws, or answers a relative path or a bad id, refuses the policy', async () => {
     const ws = temps.make('dsh-restrict-')
     const { sandbox, seen } = await start(ws)
     for (const [answer, message] of [
@@ -76,10 +76,24 @@ describe('ctx.sandbox.restrict', () => {
       expect(() => sandbox.resolve({ mode: 'read-only', workspace: ws })).toThrow(message)
       dispose()
     }
-    const dispose = sandbox.restrict(() => ({ readOnly: [ws] }))
-    expect(await rejection(sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws }))).toMatchObject({ code: 'INVALID_POLICY' })
-    dispose()
     expect(seen).toEqual([])
+  })
+
+  it('a read-only path that is or holds the workspace makes the call read-only; a readDeny holding it cannot be hidden and is said', async () => {
+    const ws = temps.make('dsh-restrict-')
+    const { sandbox, seen } = await start(ws)
+    const dispose = sandbox.restrict(() => ({ readOnly: [ws] }))
+    const confined = await sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws })
+    expect(seen[0]).toMatchObject({ mode: 'read-only', writableRoots: [] })
+    confined.cleanup()
+    dispose()
+    const parent = path.dirname(ws)
+    sandbox.restrict(() => ({ readOnly: [parent], readDeny: [parent] }))
+    const held = await sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws })
+    expect(seen[1]).toMatchObject({ mode: 'read-only', writableRoots: [] })
+    expect(seen[1].readDeny).not.toContain(parent)
+    expect(held.unenforced).toContain('read-deny-workspace')
+    held.cleanup()
   })
 })
 

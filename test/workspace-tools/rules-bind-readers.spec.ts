@@ -113,6 +113,15 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
       else expect(text(r)).toMatch(/src\/a\.ts: Read-only file system/)
     })
 
+    it('Edit(./**) keeps the whole workspace read-only for bash, as read-only mode would', async () => {
+      const ws = workspace()
+      const k = await start(ws, { backend, mode: 'workspace-write', deny: ['Edit(./**)'] })
+      const r = await k.call('bash', { command: 'echo x > notes; echo y > new-file; echo done' }, { callId: 'e1' })
+      expect(text(r)).toContain('done')
+      expect(fs.readFileSync(path.join(ws, 'notes'), 'utf8')).toBe('SECRET-FREE notes\n')
+      expect(fs.existsSync(path.join(ws, 'new-file'))).toBe(false)
+    })
+
     it('sandbox.readDeny takes workspace-relative paths (./secrets, .env, deep/**)', async () => {
       const ws = workspace()
       const k = await start(ws, { backend, rules: false, sandbox: { readDeny: ['./secrets', '.env', 'deep/**'] } })

@@ -3,7 +3,9 @@
  * every policy it resolves — claude-code-permissions' `Read(...)` and
  * `Edit(...)` denies, the kernel's own data directory. They only narrow: a
  * restriction's paths join the policy's `readDeny`, or are kept read-only as
- * protected paths are, whatever the policy itself says; a restriction that
+ * protected paths are (a read-only path that is or holds a writable root
+ * takes that root out of the writable ones: the workspace's makes the call
+ * read-only), whatever the policy itself says; a restriction that
  * throws or answers something malformed fails the policy (the call is
  * refused), never drops out. See docs/decisions/2026-12-02-rules-feed-the-sandbox.md.
  */
@@ -58,11 +60,17 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
   }
   const free = [policy.workspace, ...policy.writableRoots]
   // Why the same rule as the policy's own list: hiding the workspace (or what holds it) would hide what the command works on
-  const readDeny = [...new Set([...policy.readDeny, ...deny.filter((d) => !free.some((root) => isInside(d, root)))])]
-  const inRoots = readOnly.filter((path) => policy.writableRoots.some((root) => isInside(root, path)))
-  for (const path of inRoots) {
-    if (policy.writableRoots.includes(path)) throw new KernelError('INVALID_POLICY', `sandbox policy: a restriction keeps the writable root ${path} read-only, which cannot be while it is writable`, { details: { field: 'writableRoots', path } })
-  }
+  const hideable = deny.filter((d) => !free.some((root) => isInside(d, root)))
+  // ...and said, since the restriction asked for more than the command is held to (the file tools still test it)
+  if (hideable.length < deny.length) gaps.push('read-deny-workspace')
+  const readDeny = [...new Set([...policy.readDeny, ...hideable])]
+  // Why a root a read-only path is or holds stops being writable: a restriction only narrows, and that root is what it names
+  // (`Edit(./**)` keeps the whole workspace read-only; the call then runs as in read-only)
+  const held = (root: string) => readOnly.some((path) => isInside(path, root))
+  const narrowed = policy.mode === 'workspace-write' && held(policy.workspace)
+    ? { mode: 'read-only' as const, writableRoots: Object.freeze([] as string[]) }
+    : { mode: policy.mode, writableRoots: Object.freeze(policy.writableRoots.filter((root) => !held(root))) }
+  const inRoots = readOnly.filter((path) => narrowed.writableRoots.some((root) => isInside(root, path)))
   const readDenied = tests.length ? (real: string) => {
     for (const test of tests) {
       const by = test(real)
@@ -72,6 +80,7 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
   } : undefined
   return Object.freeze({
     ...policy,
+    ...narrowed,
     readDeny: Object.freeze(readDeny),
     readOnlyPaths: Object.freeze([...new Set([...(policy.readOnlyPaths ?? []), ...inRoots])]),
     restrictionGaps: Object.freeze([...new Set([...(policy.restrictionGaps ?? []), ...gaps])]),
