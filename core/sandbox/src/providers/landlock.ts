@@ -52,7 +52,10 @@ function hostReadRules(): string[] {
  * must keep the right to create entries (`read-deny`).
  */
 export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules & { workspace?: boolean } {
-  if (policy.mode === 'read-only') return { ...cachedCarve([...readRules, '--ro', policy.workspace], policy.readDeny, policy.readAllow), workspace: true }
+  // Why only then: with nothing denied inside it, the workspace keeps its one rule (and the carve its cache key)
+  if (policy.mode === 'read-only' && policy.readDeny.some((d) => isInside(policy.workspace, d))) {
+    return { ...cachedCarve([...readRules, '--ro', policy.workspace], policy.readDeny, policy.readAllow), workspace: true }
+  }
   const free = [policy.workspace, ...policy.writableRoots]
   const deny = policy.readDeny.filter((d) => !free.some((root) => isInside(root, d)))
   return cachedCarve(readRules, deny, policy.readAllow)
