@@ -6,7 +6,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_LIMITS, landlockReadRules, PROTECTED_NAMES, type ResolvedPolicy } from '@dsh/sandbox'
+import { spawnSync } from 'node:child_process'
+import { bundledLauncher, DEFAULT_LIMITS, landlockArgs, landlockReadRules, PROTECTED_NAMES, type ResolvedPolicy } from '@dsh/sandbox'
 
 let base: string
 beforeAll(() => {
@@ -54,5 +55,40 @@ describe('the Landlock carve', () => {
     fs.rmSync(path.join(dir, 'a'), { recursive: true })
     fs.symlinkSync('secret', path.join(dir, 'a'))
     expect(ro(landlockReadRules(p, ['--ro', dir]).rules)).toEqual([path.join(dir, 'b'), path.join(dir, 'd')])
+  })
+})
+
+describe('the carve in read-only takes the workspace in', () => {
+  const host = ['/usr', '/lib', '/lib64', '/bin', '/etc'].filter((p) => fs.existsSync(p)).flatMap((p) => ['--ro', p])
+
+  it('a denied path inside the workspace gets no rule and the workspace no rule of its own; workspace-write still leaves it (read-deny)', () => {
+    const ws = path.join(base, 'ws-carve')
+    fs.mkdirSync(path.join(ws, '.dsh/sessions'), { recursive: true })
+    fs.writeFileSync(path.join(ws, '.env'), 'SECRET-ENV')
+    fs.writeFileSync(path.join(ws, 'notes'), 'notes')
+    const p = policy(ws, [path.join(ws, '.env'), path.join(ws, '.dsh')])
+    const carved = landlockReadRules(p, host)
+    expect(ro(carved.rules)).toContain(path.join(ws, 'notes'))
+    expect(ro(carved.rules)).not.toContain(ws)
+    expect(ro(carved.rules).filter((r) => r.startsWith(ws))).toEqual([path.join(ws, 'notes')])
+    expect(carved.hidden).toEqual([path.join(ws, '.env'), path.join(ws, '.dsh')])
+    expect(landlockArgs(p, host, carved)).not.toContain(ws)
+    const rw = { ...p, mode: 'workspace-write' as const, writableRoots: [ws] }
+    expect(landlockReadRules(rw, host).hidden).toEqual([])
+  })
+
+  const launcher = bundledLauncher()
+  it.skipIf('reason' in launcher)('run by the launcher (no mounts, as any caller without CAP_SYS_ADMIN gets it): cat of the denied file fails, the rest reads', () => {
+    const ws = path.join(base, 'ws-run')
+    fs.mkdirSync(path.join(ws, '.dsh/sessions'), { recursive: true })
+    fs.writeFileSync(path.join(ws, '.dsh/sessions/s.jsonl'), 'LOGGED-SECRET')
+    fs.writeFileSync(path.join(ws, '.env'), 'SECRET-ENV')
+    fs.writeFileSync(path.join(ws, 'notes'), 'plain notes')
+    const p = policy(ws, [path.join(ws, '.env'), path.join(ws, '.dsh')])
+    const args = landlockArgs(p, host, landlockReadRules(p, host))
+    const run = spawnSync((launcher as { path: string }).path, [...args, '--', '/bin/sh', '-c', `cd ${ws}; cat .env; cat .dsh/sessions/s.jsonl; grep -r SECRET .; cat notes`], { encoding: 'utf8' })
+    expect(run.stdout).toContain('plain notes')
+    expect(run.stdout).not.toMatch(/SECRET-ENV|LOGGED-SECRET/)
+    expect(run.stderr).toMatch(/\.env: Permission denied/)
   })
 })

@@ -186,7 +186,7 @@ describe('landlock rules', () => {
       .toEqual([...envArgs('/tmp/ws'), ...hostRules, '--rw', '/tmp/ws', '--rw', '/tmp/b'])
   })
 
-  it('a caller that can mount: the denied paths covered (--private-mounts --hide), not carved; one inside the workspace is not hidden, as with the carve', () => {
+  it('a caller that can mount: the denied paths covered (--private-mounts --hide), not carved; one inside the workspace is covered too', () => {
     const [ws, out] = [tmp(), tmp()]
     fs.mkdirSync(path.join(out, 'creds/public'), { recursive: true })
     fs.writeFileSync(path.join(out, 'token'), 'x')
@@ -194,8 +194,8 @@ describe('landlock rules', () => {
     const policy = ro(ws, { readDeny: [path.join(out, 'creds'), path.join(out, 'token'), path.join(ws, '.env')], readAllow: [path.join(out, 'creds/public')] })
     const covers = landlockCovers(policy, ['--ro', out, '--rw', '/dev/null'])
     expect(covers.rules).toEqual(['--ro', out, '--rw', '/dev/null'])
-    expect(covers.hidden).toEqual([path.join(out, 'creds'), path.join(out, 'token')])
-    expect(landlockArgs(policy, [], covers).slice(0, 6)).toEqual(['--private-mounts', '--hide', path.join(out, 'creds'), '--hide', path.join(out, 'token'), '--mount-ro'])
+    expect(covers.hidden).toEqual([path.join(out, 'creds'), path.join(out, 'token'), path.join(ws, '.env')])
+    expect(landlockArgs(policy, [], covers).slice(0, 8)).toEqual(['--private-mounts', '--hide', path.join(out, 'creds'), '--hide', path.join(out, 'token'), '--hide', path.join(ws, '.env'), '--mount-ro'])
   })
 
   it('reports what Landlock cannot enforce, by mode, network and ABI', () => {

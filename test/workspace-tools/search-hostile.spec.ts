@@ -162,3 +162,29 @@ describe('bounded work', () => {
     })
   })
 })
+
+describe('names that are not valid UTF-8', () => {
+  it('grep and glob say they skipped them and mark the result truncated, never "No files found" alone', async () => {
+    const { k, ws } = await setup()
+    const dir = Buffer.from(ws)
+    // Latin-1 "café" (0xe9 alone is not UTF-8), a file inside a directory so named, and a control file
+    fs.writeFileSync(Buffer.concat([dir, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]), 'NEEDLE in latin1 name\n')
+    fs.mkdirSync(Buffer.concat([dir, Buffer.from('/d'), Buffer.from([0xff])]))
+    fs.writeFileSync(Buffer.concat([dir, Buffer.from('/d'), Buffer.from([0xff]), Buffer.from('/inner.txt')]), 'NEEDLE inside\n')
+    fs.writeFileSync(path.join(ws, 'plain.txt'), 'no match here\n')
+    const g = await k.call('grep', { pattern: 'NEEDLE' })
+    expect(g.error).toBeUndefined()
+    expect(text(g)).toMatch(/2 entries whose names are not valid UTF-8 were skipped: results are incomplete/)
+    expect((g.value as any).truncated).toBe(true)
+    const files = await k.call('glob', { pattern: '**/*.txt' })
+    expect(text(files)).toContain('plain.txt')
+    expect(text(files)).toMatch(/2 entries whose names are not valid UTF-8 were skipped/)
+    expect((files.value as any).truncated).toBe(true)
+    // a tree of valid names says nothing of the kind
+    fs.rmSync(Buffer.concat([dir, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]))
+    fs.rmSync(Buffer.concat([dir, Buffer.from('/d'), Buffer.from([0xff])]), { recursive: true })
+    const clean = await k.call('glob', { pattern: '**/*.txt' })
+    expect(text(clean)).not.toMatch(/not valid UTF-8/)
+    expect((clean.value as any).truncated).toBe(false)
+  })
+})

@@ -9,6 +9,7 @@ import { SystemPromptService } from '@dsh/system-prompt'
 import { codeMode, ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'
 import { SandboxService } from '@dsh/sandbox'
+import { hideDataDir } from './data-dir.js'
 import { checkOptions, type KernelOptions } from './options.js'
 import { inConfigFile, mergeOptions, readConfigFile } from './config-file.js'
 import { PluginSet, type PlanSummary } from './plugin-set.js'
@@ -71,6 +72,8 @@ export async function createKernel(input?: KernelOptions, start: KernelStart = {
     slot('code-mode', (o) => ({ limits: o.tools?.code ?? {} }), (config) => ctx.plugin(codeMode, config as any), options),
   ]
   await ctx.start()
+  // before any plugin: no call may read the session logs unless the config says so
+  if (options.dataDirReadable !== true) hideDataDir(ctx, resolve(options.dataDir ?? '.dsh'))
   // the probe's process runs while the plugins are imported and applied, instead of after a plugin asks
   if (start.probeSandbox) raw(ctx.sandbox).probeInBackground()
 

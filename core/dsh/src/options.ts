@@ -20,7 +20,7 @@ export interface KernelOptions {
     allowedRoots?: string[]
     /** which local backends to try, in order (default: the platform's chain) */
     backends?: Array<'bwrap' | 'landlock-ns' | 'landlock' | 'seatbelt' | 'windows-acl'>
-    /** paths confined commands and the file tools may not read (default: the usual credential stores) */
+    /** paths confined commands and the file tools may not read: absolute, `~/…` or workspace-relative (default: the usual credential stores) */
     readDeny?: string[]
     /** paths inside denied ones that stay readable */
     readAllow?: string[]
@@ -33,6 +33,8 @@ export interface KernelOptions {
   }
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
+  /** let confined commands and the file tools read the data directory (default false: it is read-denied) */
+  dataDirReadable?: boolean
   /** plugin (bundled short name, package name or path) → its config */
   plugins?: Record<string, unknown>
   /** a dsh.yml to read the rest from */
@@ -81,9 +83,9 @@ export const KernelOptionsSchema = Schema.object({
     backends: Schema.array(Schema.union(['bwrap', 'landlock-ns', 'landlock', 'seatbelt', 'windows-acl'] as const)).default(undefined as unknown as never[])
       .description('Which local sandbox backends to try, in order. Default: the platform\'s chain (Linux: bwrap, then landlock-ns where user namespaces work, then landlock).'),
     readDeny: Schema.array(Schema.string()).default(undefined as unknown as string[])
-      .description('Paths (absolute or ~/…) that confined commands and the file tools may not read; an empty list denies nothing. Default: the usual credential stores (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.config/gcloud, ~/.azure, ~/.kube, ~/.docker/config.json, ~/.netrc, ~/.git-credentials, /etc/shadow, /etc/gshadow). The workspace stays readable.'),
+      .description('Paths that confined commands and the file tools may not read: absolute, ~/…, or relative to the workspace (./secrets, .env); a trailing /** is the directory itself, other patterns are refused (write a Read(...) deny rule for those); an empty list denies nothing, and the data directory and claude-code-permissions\' Read denies are denied besides. Default: the usual credential stores (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.config/gcloud, ~/.azure, ~/.kube, ~/.docker/config.json, ~/.netrc, ~/.git-credentials, /etc/shadow, /etc/gshadow). The workspace stays readable.'),
     readAllow: Schema.array(Schema.string()).default(undefined as unknown as string[])
-      .description('Paths inside readDeny ones that stay readable. Default: none.'),
+      .description('Paths inside readDeny ones (and inside what the permission rules deny) that stay readable, written as readDeny\'s. Default: none.'),
     protectedPaths: Schema.array(Schema.string()).default(undefined as unknown as string[])
       .description('Relative paths kept read-only in every writable root, at its top and where they exist up to 3 directory levels below it, besides .git, .dsh, .claude, .codex and .mcp.json, which always are; an empty list adds none. Default: .vscode, .idea, .husky, .envrc, .gitmodules, .gitconfig, .npmrc, .bashrc, .bash_profile, .bash_login, .profile, .zshrc, .zshenv, .zprofile, .zlogin.'),
     git: Schema.union(['read-only', 'commit'] as const).default('read-only')
@@ -97,6 +99,7 @@ export const KernelOptionsSchema = Schema.object({
     }).description('Resource limits of every confined command, set by the launcher before exec (soft and hard alike); each one left out keeps its default.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
+  dataDirReadable: Schema.boolean().default(false).description('Whether confined commands and the file tools may read the data directory. Default false: it is read-denied (the session logs hold every result, secrets included), except this session\'s spill files for read.'),
   plugins: Schema.dict(Schema.any()),
   configFile: Schema.string(),
 })

@@ -44,6 +44,9 @@ export async function reloadKernel(state: KernelState, config?: KernelOptions): 
   if (options.dataDir !== undefined && state.options.dataDir !== undefined && options.dataDir !== state.options.dataDir) {
     throw new KernelError('INVALID_CONFIG', `dataDir cannot change on reload (${state.options.dataDir} → ${options.dataDir})`)
   }
+  if ((options.dataDirReadable === true) !== (state.options.dataDirReadable === true)) {
+    throw new KernelError('INVALID_CONFIG', `dataDirReadable cannot change on reload (${state.options.dataDirReadable === true} → ${options.dataDirReadable === true}); restart dsh`)
+  }
   // every plugin imported and every config validated before anything changes
   let prepared: Awaited<ReturnType<typeof state.plugins.prepare>>
   try {

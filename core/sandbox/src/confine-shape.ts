@@ -37,6 +37,9 @@ export function confineShape(provider: SandboxProvider, argv: readonly string[],
   // Why: a denied path the backend did not say it hides may be readable; never claim otherwise
   const hidden = made.hidden ?? []
   const unhidden = hiddenPaths(policy).filter((path) => !hidden.includes(path))
-  const unenforced = unhidden.length && !made.unenforced.includes('read-deny') ? [...made.unenforced, 'read-deny'] : made.unenforced
-  return { made, enforcement: unhidden.length ? 'partial' : made.enforcement, unenforced, hidden, restores: made.snapshot ?? [] }
+  let unenforced = unhidden.length && !made.unenforced.includes('read-deny') ? [...made.unenforced, 'read-deny'] : made.unenforced
+  // Why: what a restriction says no backend enforces (a rule's pattern over files made during the call) is said per call
+  const gaps = (policy.restrictionGaps ?? []).filter((id) => !unenforced.includes(id))
+  if (gaps.length) unenforced = [...unenforced, ...gaps]
+  return { made, enforcement: unhidden.length || gaps.length ? 'partial' : made.enforcement, unenforced, hidden, restores: made.snapshot ?? [] }
 }

@@ -4,11 +4,12 @@
  * (`readAllow`). The default denies the usual credential stores. Reading
  * the workspace stays free: a denied path that is, or contains, the
  * workspace or a writable root is dropped. `~/` means the home directory of
- * the user running dsh (the command's own HOME is the workspace).
+ * the user running dsh (the command's own HOME is the workspace); a relative
+ * path is the workspace's (`./secrets`, `.env`).
  */
 import { lstatSync, readdirSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join } from 'node:path'
+import { isAbsolute, join, resolve, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
 import { realOrPlanned } from './protected-targets.js'
@@ -23,21 +24,36 @@ export interface ReadPolicy {
   readonly readDeny: readonly string[]
   /** real paths inside a denied one that stay readable */
   readonly readAllow: readonly string[]
+  /** an exact test of a real path besides the list (a restriction's patterns): what denies it, or undefined */
+  readonly readDenied?: (realPath: string) => string | undefined
 }
 
-/** Check a list of read-policy paths and expand `~/`; throws INVALID_POLICY naming `field[i]`. */
-export function checkReadPaths(field: string, value: unknown): string[] {
+/**
+ * Check a list of read-policy paths and make them absolute: `~/` from the home directory, a
+ * relative path (`./secrets`, `.env`) from `workspace` (checked only, when there is none yet: a
+ * config's list is resolved per policy). A trailing `/**` names the directory itself (everything in
+ * it is hidden with it); any other `*` or `?` is refused, since the backends hide paths, not
+ * patterns. Throws INVALID_POLICY naming `field[i]`.
+ */
+export function checkReadPaths(field: string, value: unknown, workspace?: string): string[] {
   if (!Array.isArray(value)) throw bad(field, 'must be an array of paths', value)
   return value.map((item, i) => {
     if (typeof item !== 'string' || item === '' || item.includes('\0')) throw bad(`${field}[${i}]`, 'must be a non-empty path without NUL', item)
-    const expanded = item === '~' ? homedir() : item.startsWith('~/') ? join(homedir(), item.slice(2)) : item
-    if (!isAbsolute(expanded)) throw bad(`${field}[${i}]`, 'must be absolute or start with ~/', item)
-    return expanded
+    let path = item === '~' ? homedir() : item.startsWith('~/') ? join(homedir(), item.slice(2)) : item
+    if (path.endsWith('/**')) path = path.slice(0, -3) || '/'
+    if (/[*?]/.test(path)) {
+      throw bad(`${field}[${i}]`, 'is a pattern; it takes paths (a trailing /** is the directory with everything in it). For a pattern, write a Read(...) deny rule (claude-code-permissions), which is expanded to the matching paths at each call', item)
+    }
+    if (isAbsolute(path)) return path
+    const rel = path.startsWith('./') ? path.slice(2) : path
+    // Why: a relative entry speaks of the workspace; one that climbs out of it would mean a different path in each workspace
+    if (rel.split('/').includes('..')) throw bad(`${field}[${i}]`, 'must be absolute, start with ~/, or be relative to the workspace without ".." parts', item)
+    return resolve(workspace ?? sep, rel)
   })
 }
 
-function paths(field: string, value: unknown): string[] {
-  return checkReadPaths(field, value).map(realOrPlanned)
+function paths(field: string, value: unknown, workspace: string | undefined): string[] {
+  return checkReadPaths(field, value, workspace).map(realOrPlanned)
 }
 
 function bad(field: string, message: string, value: unknown): KernelError {
@@ -49,18 +65,26 @@ function bad(field: string, message: string, value: unknown): KernelError {
  * `free` (workspace, writable roots); an absent list takes `defaults`.
  */
 export function resolveReadPolicy(readDeny: unknown, readAllow: unknown, free: readonly string[], defaults: { readDeny: readonly string[]; readAllow: readonly string[] } = { readDeny: DEFAULT_READ_DENY, readAllow: [] }): ReadPolicy {
-  const deny = paths('readDeny', readDeny ?? defaults.readDeny)
-  const allow = paths('readAllow', readAllow ?? defaults.readAllow)
+  // relative entries are the workspace's, which is free[0]
+  const deny = paths('readDeny', readDeny ?? defaults.readDeny, free[0])
+  const allow = paths('readAllow', readAllow ?? defaults.readAllow, free[0])
   // Why drop them: hiding the workspace (or a directory holding it) would hide what the command works on
   const kept = [...new Set(deny)].filter((d) => !free.some((root) => isInside(d, root)))
   return Object.freeze({ readDeny: Object.freeze(kept), readAllow: Object.freeze([...new Set(allow)]) })
 }
 
-/** The denied path `realPath` lies in, unless an allowed path holds it. */
+/**
+ * The denied path `realPath` lies in, unless an allowed path inside that denied one holds it
+ * (each denied path is asked: `~/.ssh/public/key` stays denied under `~/.ssh` + `readAllow`
+ * `~/.ssh/public` when it is denied itself); then what the exact test (`readDenied`, a rule)
+ * answers, unless an allowed path holds it.
+ */
 export function deniedBy(policy: ReadPolicy, realPath: string): string | undefined {
-  const deny = policy.readDeny.find((d) => isInside(d, realPath))
-  if (!deny) return undefined
-  return policy.readAllow.some((a) => isInside(a, realPath) && isInside(deny, a)) ? undefined : deny
+  for (const deny of policy.readDeny) {
+    if (isInside(deny, realPath) && !policy.readAllow.some((a) => isInside(a, realPath) && isInside(deny, a))) return deny
+  }
+  const rule = policy.readDenied?.(realPath)
+  return rule && !policy.readAllow.some((a) => isInside(a, realPath)) ? rule : undefined
 }
 
 /** The denied paths that exist now (what a command is kept from reading). */

@@ -24,11 +24,12 @@ import { isProxied, resolveNetwork, type ResolvedNetwork } from './network/polic
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
 import { confineShape } from './confine-shape.js'
 import { checkSnapshotBound } from './restore.js'
+import { applyRestrictions } from './restrictions.js'
 import { checkConfig, SandboxConfig, type Defaults } from './config.js'
 import { localProviders } from './providers/local.js'
 import {
   SANDBOX_MODES, type CandidateStatus, type Confined, type ProbeResult, type ResolvedPolicy,
-  type Description, type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxStatus,
+  type Description, type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxRestrictor, type SandboxStatus,
 } from './types.js'
 
 export { SandboxConfig } from './config.js'
@@ -48,6 +49,7 @@ export class SandboxService extends Service {
   /** the checked configuration, paths absolute */
   readonly defaults: Readonly<Defaults>
   private provided: Candidate[] = []
+  private restrictors: readonly SandboxRestrictor[] = []
   private local: Candidate[]
   private probes = new WeakMap<SandboxProvider, Promise<ProbeResult>>()
   private results = new WeakMap<SandboxProvider, ProbeResult>()
@@ -97,6 +99,21 @@ export class SandboxService extends Service {
   /** Every path registered with protect() now (as given and as real paths). */
   protectedRegistered(): readonly string[] {
     return this.registry.paths()
+  }
+
+  /**
+   * Add a restriction to every policy this service resolves from now on (confined commands and
+   * the file tools alike): paths joined to `readDeny`, paths kept read-only; removed with the
+   * calling plugin. It only narrows; one that throws refuses the policy. See restrictions.ts.
+   */
+  restrict(restrictor: SandboxRestrictor): () => void {
+    if (typeof restrictor !== 'function') throw new KernelError('INVALID_CONFIG', 'ctx.sandbox.restrict() takes a function of the policy')
+    return this.ctx.effect(() => {
+      this.restrictors = [...this.restrictors, restrictor]
+      return () => {
+        this.restrictors = this.restrictors.filter((r) => r !== restrictor)
+      }
+    })
   }
 
   /**
@@ -194,7 +211,8 @@ export class SandboxService extends Service {
   /** Check a policy against the host's allowed roots and resolve its paths (for in-process enforcement). */
   resolve(policy: SandboxPolicy): ResolvedPolicy {
     const registered = this.registry.paths()
-    return resolvePolicy(policy, this.allowedRoots(), registered.length ? { ...this.defaults, registered, ownerOf: (path) => this.registry.ownerOf(path) } : this.defaults)
+    const defaults = registered.length ? { ...this.defaults, registered, ownerOf: (path: string) => this.registry.ownerOf(path) } : this.defaults
+    return applyRestrictions(resolvePolicy(policy, this.allowedRoots(), defaults), this.restrictors)
   }
 
   /** approved explicit mode > the session's latest `sandbox/mode` event > the configured default. */

@@ -51,7 +51,33 @@ export interface ResolvedPolicy {
    * that lie inside the writable roots: protected besides `protectedPaths`; empty unless `workspace-write`
    */
   readonly registeredPaths?: readonly string[]
+  /** real paths inside the writable roots kept read-only besides the protected names (the service's restrictions) */
+  readonly readOnlyPaths?: readonly string[]
+  /** what the service's restrictions say no backend enforces of them (ids in docs/threat-model.md) */
+  readonly restrictionGaps?: readonly string[]
+  /** the restrictions' exact test of a real path, for the file tools: what denies reading it (a rule), or undefined */
+  readonly readDenied?: (realPath: string) => string | undefined
 }
+
+/**
+ * What a plugin adds to every policy the service resolves (`ctx.sandbox.restrict`): it only ever
+ * narrows — paths joined to `readDeny`, paths kept read-only as protected paths are. Paths are
+ * absolute, existing or not; a path that exists when a call is confined is hidden (or kept
+ * read-only) for that call.
+ */
+export interface SandboxRestriction {
+  /** paths the command and the file tools may not read */
+  readDeny?: readonly string[]
+  /** paths kept read-only inside the writable roots (one created during the call is removed after it, as a protected path) */
+  readOnly?: readonly string[]
+  /** what of it no backend can enforce (ids in docs/threat-model.md), added to each call's `unenforced` */
+  unenforced?: readonly string[]
+  /** the exact test the file tools apply to a real path (the patterns `readDeny` was expanded from): what denies it, or undefined */
+  readDenied?(realPath: string): string | undefined
+}
+
+/** A restriction for one policy (its mode, real workspace and writable roots); undefined adds nothing. It is called for every policy resolved. */
+export type SandboxRestrictor = (policy: Pick<ResolvedPolicy, 'mode' | 'workspace' | 'writableRoots'>) => SandboxRestriction | undefined
 
 export type Enforcement = 'full' | 'partial'
 

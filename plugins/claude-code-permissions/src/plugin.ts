@@ -7,7 +7,8 @@
  * denial into an allow. An ask is combined with what the rest of the chain
  * decides (a deny there wins). Every decision appends `permission/decided`
  * before the listener answers; if that append fails, the listener throws and
- * the pipeline denies.
+ * the pipeline denies. With a sandbox service, the path denies also bind what
+ * the sandbox confines and the file tools walk (sandbox-feed.ts).
  */
 import type { Context } from 'cordis'
 import { homedir } from 'node:os'
@@ -20,6 +21,7 @@ import { decide, type Outcome } from './decide.js'
 import { isMode, type PermissionMode } from './modes.js'
 import { onFailureRerun } from './on-failure.js'
 import { loadShellParser, shellParserLoaded } from './shell.js'
+import { sandboxRestriction, type SandboxRestriction } from './sandbox-feed.js'
 import { rootOf, RuleStore, type SettingsSource } from './store.js'
 
 /** What `permission/decided` records. */
@@ -112,9 +114,15 @@ async function prepare(ctx: Context, config: Config) {
     return mode
   }
   const tools = ctx.get('tools') as { get(name: string): { annotations?: { readOnlyHint?: boolean } } | undefined }
+  const roots = new Map(sources(config, workspace, home).map(({ file, root }) => [file, root]))
+  const bases = { workspace, home, rootOf: (source: string) => roots.get(source) ?? workspace }
   return {
     refresh,
     ruleTool: toolName,
+    restriction(): SandboxRestriction | undefined {
+      refresh()
+      return sandboxRestriction(store.rules, bases)
+    },
     decide(name: string, args: Readonly<JsonObject>) {
       refresh()
       const set = store.rules
@@ -180,6 +188,18 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     })
     ctx.on('tools/post-execute', rerun)
   }
+
+  // Why registered before the rules load, and refusing until then: a call confined meanwhile must not run without them.
+  // Why through ctx.inject: the sub-plugin is applied again whenever a sandbox service (a new one after a reload) appears
+  ctx.inject(['sandbox'], (inner) => {
+    const sandbox = (inner as unknown as { sandbox: { restrict?(restrictor: () => SandboxRestriction | undefined): () => void } }).sandbox
+    // a sandbox service of another make, without restrict(): the rules bind the file tools only, and that is said
+    if (typeof sandbox.restrict !== 'function') return void ctx.logger('claude-code-permissions').warn('the sandbox service has no restrict(): Read and Edit deny rules do not bind confined commands')
+    sandbox.restrict(() => {
+      if (!loaded) throw new Error('the permission rules of claude-code-permissions are not loaded yet')
+      return loaded.restriction()
+    })
+  })
 
   ctx.on('permissions/check', (name, args) => {
     // answered only once loaded; `dsh permissions check` waits for the plugin to start

@@ -24,6 +24,8 @@ export interface Area {
   protectedPaths: readonly string[]
   /** what dsh loads (the config file, plugin code, settings files) inside the writable roots, refused too */
   registeredPaths: readonly string[]
+  /** real paths the sandbox's restrictions keep read-only (an Edit deny rule's paths) */
+  readOnly: readonly string[]
 }
 
 function real(path: string): string[] {
@@ -48,14 +50,17 @@ export function areaFor(sandbox: SandboxService, config: Config, call: ToolCall)
   const mode = sandbox.resolveMode(call.session, call.approvedSandboxMode)
   const policy = sandbox.resolve({ mode, workspace: config.workspace ?? sandbox.defaults.workspace })
   const extra = config.readableRoots.filter((root) => isAbsolute(root)).flatMap(real)
+  const spill = real(spillDir(call))
   return {
     mode,
     workspace: policy.workspace,
-    readable: [policy.workspace, ...policy.writableRoots, ...extra, ...real(spillDir(call))],
+    readable: [policy.workspace, ...policy.writableRoots, ...extra, ...spill],
     writable: policy.writableRoots,
-    read: { readDeny: policy.readDeny, readAllow: policy.readAllow },
+    // Why the spill directory allowed: the data directory is denied (session logs), but read must open this session's spilled results
+    read: { readDeny: policy.readDeny, readAllow: [...policy.readAllow, ...spill], ...(policy.readDenied ? { readDenied: policy.readDenied } : {}) },
     protectedPaths: policy.protectedPaths,
     registeredPaths: policy.registeredPaths ?? [],
+    readOnly: policy.readOnlyPaths ?? [],
   }
 }
 
@@ -108,7 +113,7 @@ export function checkWritable(area: Area, path: string, input: string): void {
   if (!area.writable.some((root) => isInside(root, path))) {
     throw new PathRefused(`${input} is outside the writable roots (${area.writable.join(', ')})`)
   }
-  const entry = protectedEntryOf(area.writable, path, area.protectedPaths, area.registeredPaths)
+  const entry = protectedEntryOf(area.writable, path, area.protectedPaths, area.registeredPaths) ?? area.readOnly.find((p) => isInside(p, path))
   // Why: git hooks, agent settings, MCP configs and dsh's own config or plugin code written here would later run outside any sandbox
   if (entry) throw new PathRefused(`${input} is inside the protected path ${entry}, which stays read-only`)
   const denied = deniedBy(area.read, path)

@@ -26,6 +26,7 @@ import { elicitApproval } from './elicit-approval.js'
 import { lazyJsonSchemaValidator } from './json-schema-validator.js'
 import { answerWithInstructions } from './instructions.js'
 import { trackProgress } from './progress.js'
+import { RawArguments } from './raw-arguments.js'
 import { toCallToolResult } from './results.js'
 import { ToolListNotifier } from './tool-list.js'
 import { toMcpTool } from './tool-wire.js'
@@ -96,6 +97,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   const running = new Set<Promise<unknown>>()
   /** MCP request id of each call in flight, for elicitations related to it */
   const requestOf = new Map<string, string | number>()
+  const sent = new RawArguments()
   let session: Session | undefined
   let initialized = false
   let closed: Promise<void> | undefined
@@ -150,7 +152,8 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const own = open()
     const { name } = request.params
-    const args = request.params.arguments ?? {}
+    // Why the raw arguments when there are any: the SDK's parse drops an own "__proto__" key, which must reach validation
+    const args = sent.take(extra.requestId) ?? request.params.arguments ?? {}
     // a numeric id through JSON.stringify: String() would leave its text in V8's number-to-string
     // cache, which keeps it past young collections (it grew the young generation of a long session)
     const callId = `mcp-${typeof extra.requestId === 'number' ? JSON.stringify(extra.requestId) : String(extra.requestId)}`
@@ -210,7 +213,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     get session() {
       return session
     },
-    connect: (transport) => server.connect(transport),
+    connect: (transport) => server.connect(sent.watch(transport)),
     async reload() {
       try {
         const summary = await notifier.hold(() => kernel.reload())

@@ -10,6 +10,7 @@
  * anything: a listener that throws or rejects is ignored.
  */
 import { Context, Service } from 'cordis'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { listenerList } from '../listener-list.js'
 import { Session, type SessionOptions } from './session.js'
@@ -66,15 +67,37 @@ export class SessionService extends Service {
   private opened = new Map<string, Session>()
   private endings = new WeakMap<Session, Ending>()
 
+  private dataDir: string
+  private dataDirReady = false
+
   constructor(ctx: Context, config: SessionServiceConfig = {}) {
     super(ctx, 'sessions', true)
-    this.dir = join(resolve(config.dataDir ?? '.dsh'), 'sessions')
+    this.dataDir = resolve(config.dataDir ?? '.dsh')
+    this.dir = join(this.dataDir, 'sessions')
+  }
+
+  /**
+   * Create the data directory when it is not there, with a `.gitignore` of `*` in it: the logs hold
+   * every result, secrets included, and must not be committed by a `git add .`. A directory that
+   * exists is left as it is (its owner may have removed the file on purpose).
+   */
+  private makeDataDir(): void {
+    if (this.dataDirReady) return
+    let made: string | undefined
+    try {
+      made = mkdirSync(this.dataDir, { recursive: true, mode: 0o700 })
+    } catch {
+      return // the session's own mkdir reports what is wrong
+    }
+    if (made !== undefined) writeFileSync(join(this.dataDir, '.gitignore'), '# written by dsh: session logs hold every tool result\n*\n', { flag: 'wx' })
+    this.dataDirReady = true
   }
 
   /** Open (or reopen and recover) a session. Opening an open id returns it. */
   open(options: SessionOptions = {}): Session {
     const existing = options.id === undefined ? undefined : this.opened.get(options.id)
     if (existing && options.dir === undefined) return existing
+    if (options.dir === undefined) this.makeDataDir()
     const session = new Session(this.dir, options)
     this.opened.set(session.id, session)
     const ending: Ending = { close: session.close.bind(session) }

@@ -44,8 +44,18 @@ function hostReadRules(): string[] {
   return [...rules, '--ro', '/proc', ...DEVICES]
 }
 
-/** The host read rules with the policy's denied paths carved out (never those inside the workspace or a writable root). */
-export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules {
+/**
+ * The host read rules with the policy's denied paths carved out. In `read-only` the workspace's
+ * own rule is carved with them (`workspace: true`: landlockArgs adds no rule of its own for it),
+ * so `.env` or the data directory in it are hidden too — nothing can be created there during the
+ * call, so no new entry misses a rule. Beneath a writable root nothing is carved: the root's rule
+ * must keep the right to create entries (`read-deny`).
+ */
+export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules & { workspace?: boolean } {
+  // Why only then: with nothing denied inside it, the workspace keeps its one rule (and the carve its cache key)
+  if (policy.mode === 'read-only' && policy.readDeny.some((d) => isInside(policy.workspace, d))) {
+    return { ...cachedCarve([...readRules, '--ro', policy.workspace], policy.readDeny, policy.readAllow), workspace: true }
+  }
   const free = [policy.workspace, ...policy.writableRoots]
   const deny = policy.readDeny.filter((d) => !free.some((root) => isInside(root, d)))
   return cachedCarve(readRules, deny, policy.readAllow)
@@ -57,21 +67,24 @@ export function landlockReadRules(policy: ResolvedPolicy, readRules: readonly st
  * launcher's private mount namespace instead of carved out of the rules —
  * /etc/shadow alone takes a rule for each of /etc's other entries (~136
  * here, ~1 ms a call), a cover two syscalls and a mount. See
- * docs/decisions/2026-12-01-private-mounts.md.
+ * docs/decisions/2026-12-01-private-mounts.md. Denied paths inside the
+ * workspace and the writable roots are covered too.
  */
 export function landlockCovers(policy: ResolvedPolicy, readRules: readonly string[]): CarvedRules & { args: string[] } {
-  const free = [policy.workspace, ...policy.writableRoots]
-  const mounts = hideMounts({ ...policy, readDeny: policy.readDeny.filter((d) => !free.some((root) => isInside(root, d))) })
+  // Why the workspace's denied paths too (`.env`, `.dsh`): a cover in the launcher's own mount namespace
+  // hides them as bwrap's does, where the carve could not without taking the root's rights away
+  const mounts = hideMounts(policy)
   // Why through the carve with nothing to carve: each rule by its real path, those beneath another dropped
   const { rules } = cachedCarve(readRules, [], [])
   return { rules, hidden: mounts.hide.map((h) => h.path), args: ['--private-mounts', ...launcherHideArgs(mounts)] }
 }
 
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
-export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[] } = landlockReadRules(policy, readRules)): string[] {
+export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[]; workspace?: boolean } = landlockReadRules(policy, readRules)): string[] {
   const args = [...(carved.args ?? []), ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
-  else args.push('--ro', policy.workspace) // a workspace under /tmp is not covered by the host rules
+  // a workspace under /tmp is not covered by the host rules; a carve that took the workspace in has its rules already
+  else if (!carved.workspace) args.push('--ro', policy.workspace)
   if (policy.network === 'off') args.push('--no-net')
   else if (isProxied(policy.network)) {
     if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')

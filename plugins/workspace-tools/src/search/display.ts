@@ -39,5 +39,6 @@ export function walkNotes(stats: WalkStats, extra: { omitted: number; unit: stri
   if (stats.stopped === 'max-files') notes.push(`[the search stopped after ${extra.maxFiles} files: results are incomplete; narrow path, glob or type]`)
   if (extra.tooLarge) notes.push(`[${extra.tooLarge} files over ${extra.maxBytes} bytes were not searched]`)
   if (stats.denied) notes.push(`[${stats.denied} entries the read policy refuses were skipped]`)
+  if (stats.undecodable) notes.push(`[${stats.undecodable} entries whose names are not valid UTF-8 were skipped: results are incomplete; reach them with bash]`)
   return notes
 }

@@ -5,7 +5,8 @@
  * version-control directories and what `.gitignore` files ignore. Every
  * directory and file is opened through a checked fd (paths.ts) and passed
  * through the read policy (`checkReadable`); what it refuses is skipped and
- * counted. The walk is bounded: a deadline, a cap on files visited, and the
+ * counted, as are entries whose names are not valid UTF-8 (said in the
+ * notes, and the result marked truncated). The walk is bounded: a deadline, a cap on files visited, and the
  * call's signal; it yields to the event loop as it goes so other calls are
  * served meanwhile.
  */
@@ -38,6 +39,8 @@ export interface WalkStats {
   denied: number
   /** symbolic links met and not followed */
   links: number
+  /** entries skipped because their names are not valid UTF-8 (no string path names them) */
+  undecodable: number
   /** why the walk ended early, if it did */
   stopped?: 'deadline' | 'max-files'
 }
@@ -56,10 +59,32 @@ export function searchLimits(call: ToolCall, config: Config): WalkLimits {
   return { signal: call.signal, deadline: performance.now() + config.searchTimeoutMs, maxFiles: config.maxSearchFiles, skip }
 }
 
-function list(dir: string) {
+interface Entry {
+  name: string
+  isSymbolicLink(): boolean
+  isDirectory(): boolean
+  isFile(): boolean
+}
+
+/** The entries of `dir` whose names are UTF-8, in name order, and how many others there were. */
+function list(dir: string): { entries: Entry[]; undecodable: number } {
   // Why through the fd: the listing is of the directory that was checked, not of what the path names now
-  return withFd(dir, DIRECTORY, (fd) => readdirSync(viaFd(fd, dir), { withFileTypes: true }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  // Why as bytes: a name that is not UTF-8 would come back with U+FFFD in it, a path that names nothing,
+  // and the file would be missing from the results without a word
+  const raw = withFd(dir, DIRECTORY, (fd) => readdirSync(viaFd(fd, dir), { withFileTypes: true, encoding: 'buffer' }))
+  const entries: Entry[] = []
+  let undecodable = 0
+  for (const dirent of raw) {
+    const bytes = dirent.name as unknown as Buffer
+    const name = bytes.toString('utf8')
+    if (!Buffer.from(name, 'utf8').equals(bytes)) {
+      undecodable++
+      continue
+    }
+    entries.push({ name, isSymbolicLink: () => dirent.isSymbolicLink(), isDirectory: () => dirent.isDirectory(), isFile: () => dirent.isFile() })
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return { entries, undecodable }
 }
 
 function readable(area: Area, path: string, stats: WalkStats): boolean {
@@ -75,7 +100,7 @@ function readable(area: Area, path: string, stats: WalkStats): boolean {
 
 /** Walk the files under `root` (a real, readable directory), calling `visit` for each. */
 export async function walk(area: Area, root: string, limits: WalkLimits, visit: (file: WalkedFile) => void): Promise<WalkStats> {
-  const stats: WalkStats = { files: 0, denied: 0, links: 0 }
+  const stats: WalkStats = { files: 0, denied: 0, links: 0, undecodable: 0 }
   let slice = performance.now()
   const pause = async (): Promise<boolean> => {
     limits.signal.throwIfAborted()
@@ -94,9 +119,11 @@ export async function walk(area: Area, root: string, limits: WalkLimits, visit: 
   const descend = async (dir: string, rules: readonly RuleSet[]): Promise<boolean> => {
     const own = readRules(dir)
     const sets = own ? [...rules, own] : rules
-    let entries
+    let entries: Entry[]
     try {
-      entries = list(dir)
+      const listed = list(dir)
+      entries = listed.entries
+      stats.undecodable += listed.undecodable
     } catch (error) {
       if (error instanceof PathRefused) {
         stats.denied++

@@ -68,7 +68,7 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const notes = walkNotes(stats, { omitted: cut.omitted, unit: 'files', timeoutMs: config.searchTimeoutMs, maxFiles: config.maxSearchFiles })
       return {
         content: [cut.lines.length ? cut.lines.join('\n') : 'No files found', ...notes].join('\n'),
-        value: { filenames: found.slice(0, cut.lines.length).map((f) => f.real), numFiles: found.length, truncated: cut.omitted > 0 || stats.stopped !== undefined, filesSearched: stats.files },
+        value: { filenames: found.slice(0, cut.lines.length).map((f) => f.real), numFiles: found.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files },
       }
     },
   }

@@ -162,7 +162,7 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
           if (accept(shownPath(base, real))) search(real)
         })
       } else {
-        stats = { files: 1, denied: 0, links: 0 }
+        stats = { files: 1, denied: 0, links: 0, undecodable: 0 }
         search(target.real)
       }
       const limit = args.head_limit ?? DEFAULT_HEAD_LIMIT
@@ -197,7 +197,7 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const body = cut.lines.length ? cut.lines.join('\n') : mode === 'files_with_matches' ? 'No files found' : 'No matches found'
       return {
         content: [body, ...notes].join('\n'),
-        value: { ...value, shown: cut.lines.length, truncated: cut.omitted > 0 || stats.stopped !== undefined, filesSearched: stats.files, ...(mode === 'files_with_matches' ? { filenames: hits.slice(0, cut.lines.length).map((h) => h.real) } : {}) },
+        value: { ...value, shown: cut.lines.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files, ...(mode === 'files_with_matches' ? { filenames: hits.slice(0, cut.lines.length).map((h) => h.real) } : {}) },
       }
     },
   }

@@ -1,11 +1,13 @@
 /**
  * ls {path}: the entries of a directory, directories with a trailing `/`,
- * symbolic links with their target.
+ * symbolic links with their target; entries the read policy refuses are
+ * left out and counted.
  */
 import { readdirSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
+import { deniedBy } from '@dsh/sandbox'
 import { readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { viaFd } from '../paths.js'
@@ -61,10 +63,13 @@ export function lsTool(ctx: Context, config: Config): ToolDefinition<{ path: str
           }
           return entry
         }))
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      const shown = entries.slice(0, MAX_ENTRIES)
+      // Why left out: a name the read policy hides (`.env` under a Read deny, the session log) is not the model's to see, as in grep and glob
+      const visible = target.area.mode === 'danger-full-access' ? entries : entries.filter((e) => !deniedBy(target.area.read, join(target.real, e.name)))
+      visible.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      const shown = visible.slice(0, MAX_ENTRIES)
       const lines = shown.map((e) => e.type === 'directory' ? `${e.name}/` : e.type === 'symlink' ? `${e.name} -> ${e.target ?? '?'}` : e.name)
-      if (entries.length > shown.length) lines.push(`[${entries.length - shown.length} more entries]`)
+      if (visible.length > shown.length) lines.push(`[${visible.length - shown.length} more entries]`)
+      if (visible.length < entries.length) lines.push(`[${entries.length - visible.length} entries the read policy refuses are not shown]`)
       return { content: lines.length ? lines.join('\n') : '[empty directory]', value: { path: target.real, entries: shown } }
     },
   }

@@ -1,0 +1,89 @@
+/**
+ * The service's restrictions (`ctx.sandbox.restrict`): what plugins add to
+ * every policy it resolves — claude-code-permissions' `Read(...)` and
+ * `Edit(...)` denies, the kernel's own data directory. They only narrow: a
+ * restriction's paths join the policy's `readDeny`, or are kept read-only as
+ * protected paths are (a read-only path that is or holds a writable root
+ * takes that root out of the writable ones: the workspace's makes the call
+ * read-only), whatever the policy itself says; a restriction that
+ * throws or answers something malformed fails the policy (the call is
+ * refused), never drops out. See docs/decisions/2026-12-02-rules-feed-the-sandbox.md.
+ */
+import { isAbsolute } from 'node:path'
+import { describeError, KernelError } from '@dsh/kernel'
+import { isInside } from './policy.js'
+import { realOrPlanned } from './protected-targets.js'
+import type { ResolvedPolicy, SandboxRestriction, SandboxRestrictor } from './types.js'
+
+const ID = /^[a-z][a-z0-9-]{0,63}$/
+
+function broken(why: string, cause?: unknown): KernelError {
+  return new KernelError('SANDBOX_UNAVAILABLE', `a sandbox restriction ${why}; the call is refused rather than run without it`, cause === undefined ? {} : { cause })
+}
+
+function paths(value: unknown, field: string): string[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) throw broken(`answered a ${field} that is not an array`)
+  return value.map((path, i) => {
+    if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) throw broken(`answered ${field}[${i}] ${JSON.stringify(path) ?? typeof path}, not an absolute path`)
+    return realOrPlanned(path)
+  })
+}
+
+/** `policy` with every restriction applied; the same object when there is none. */
+export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly SandboxRestrictor[]): ResolvedPolicy {
+  if (!restrictors.length) return policy
+  const view = Object.freeze({ mode: policy.mode, workspace: policy.workspace, writableRoots: policy.writableRoots })
+  const deny: string[] = []
+  const readOnly: string[] = []
+  const gaps: string[] = []
+  const tests: Array<(path: string) => string | undefined> = []
+  for (const restrictor of restrictors) {
+    let got: SandboxRestriction | undefined
+    try {
+      got = restrictor(view)
+    } catch (error) {
+      throw broken(`failed: ${describeError(error)}`, error)
+    }
+    if (got === undefined) continue
+    if (!got || typeof got !== 'object') throw broken(`answered ${JSON.stringify(got) ?? typeof got}, not a restriction`)
+    deny.push(...paths(got.readDeny, 'readDeny'))
+    readOnly.push(...paths(got.readOnly, 'readOnly'))
+    for (const id of got.unenforced ?? []) {
+      if (typeof id !== 'string' || !ID.test(id)) throw broken(`answered an unenforced id ${JSON.stringify(id) ?? typeof id}`)
+      gaps.push(id)
+    }
+    if (got.readDenied !== undefined) {
+      if (typeof got.readDenied !== 'function') throw broken('answered a readDenied that is not a function')
+      tests.push(got.readDenied.bind(got))
+    }
+  }
+  const free = [policy.workspace, ...policy.writableRoots]
+  // Why the same rule as the policy's own list: hiding the workspace (or what holds it) would hide what the command works on
+  const hideable = deny.filter((d) => !free.some((root) => isInside(d, root)))
+  // ...and said, since the restriction asked for more than the command is held to (the file tools still test it)
+  if (hideable.length < deny.length) gaps.push('read-deny-workspace')
+  const readDeny = [...new Set([...policy.readDeny, ...hideable])]
+  // Why a root a read-only path is or holds stops being writable: a restriction only narrows, and that root is what it names
+  // (`Edit(./**)` keeps the whole workspace read-only; the call then runs as in read-only)
+  const held = (root: string) => readOnly.some((path) => isInside(path, root))
+  const narrowed = policy.mode === 'workspace-write' && held(policy.workspace)
+    ? { mode: 'read-only' as const, writableRoots: Object.freeze([] as string[]) }
+    : { mode: policy.mode, writableRoots: Object.freeze(policy.writableRoots.filter((root) => !held(root))) }
+  const inRoots = readOnly.filter((path) => narrowed.writableRoots.some((root) => isInside(root, path)))
+  const readDenied = tests.length ? (real: string) => {
+    for (const test of tests) {
+      const by = test(real)
+      if (by) return by
+    }
+    return undefined
+  } : undefined
+  return Object.freeze({
+    ...policy,
+    ...narrowed,
+    readDeny: Object.freeze(readDeny),
+    readOnlyPaths: Object.freeze([...new Set([...(policy.readOnlyPaths ?? []), ...inRoots])]),
+    restrictionGaps: Object.freeze([...new Set([...(policy.restrictionGaps ?? []), ...gaps])]),
+    ...(readDenied ? { readDenied } : {}),
+  })
+}
