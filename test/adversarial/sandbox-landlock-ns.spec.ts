@@ -8,6 +8,7 @@ import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
+import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
 
 await attackSuite('landlock-ns')
@@ -16,3 +17,4 @@ await limitsSuite('landlock-ns')
 await namespaceSuite('landlock-ns')
 await protectedPathsSuite('landlock-ns')
 await readDenySuite('landlock-ns')
+await protectedRenamesSuite('landlock-ns')

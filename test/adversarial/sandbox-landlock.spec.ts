@@ -4,6 +4,7 @@ import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
+import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
 
 await attackSuite('landlock')
@@ -12,3 +13,4 @@ await limitsSuite('landlock')
 await namespaceSuite('landlock')
 await readDenySuite('landlock')
 await protectedPathsSuite('landlock')
+await protectedRenamesSuite('landlock')

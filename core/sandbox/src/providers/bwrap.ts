@@ -13,6 +13,7 @@
  * the read-only root out of reach. See docs/decisions/2026-11-30-sandbox-chain.md.
  */
 import { lstatSync } from 'node:fs'
+import { dirname, sep } from 'node:path'
 import { checkBinary, findSystemBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
@@ -34,11 +35,16 @@ export interface BwrapOptions {
 /**
  * Protected paths of the writable roots (the names, and the targets of
  * protected symlinks and `.git` files inside the roots), split by what
- * bwrap can do with them.
+ * bwrap can do with them, and the directories between a root and a nested
+ * one (`sub` of `sub/.git`), which are bound onto themselves: rename(2) and
+ * rmdir(2) of a mount point fail with EBUSY, so no ancestor can be moved
+ * away and replaced by a copy the command can write
+ * (docs/decisions/2026-12-02-protected-ancestors.md).
  */
-export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[] } {
-  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[] }
-  for (const path of policyProtected(policy).paths) {
+export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[]; ancestors: string[] } {
+  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[], ancestors: [] as string[] }
+  const paths = policyProtected(policy).paths
+  for (const path of paths) {
     let st
     try {
       st = lstatSync(path)
@@ -49,7 +55,38 @@ export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; ab
     // Why apart: the link itself stays replaceable; its target is in the list on its own and bound there
     ;(st.isSymbolicLink() ? out.symlinks : out.existing).push(path)
   }
+  out.ancestors = protectedAncestors(policy.writableRoots, paths, out.existing)
   return out
+}
+
+/**
+ * The directories strictly between a writable root and each protected path
+ * beneath it, shallowest first, each once; not those inside a protected
+ * entry bound read-only (nothing there can be renamed), nor a root itself
+ * (already a mount point). Only real directories: the scan never follows a
+ * link, so a path that is not one now changed since, and bwrap would follow it.
+ */
+export function protectedAncestors(roots: readonly string[], paths: readonly string[], readOnly: readonly string[]): string[] {
+  const out = new Set<string>()
+  for (const path of paths) {
+    const root = roots.filter((r) => isInside(r, path) && r !== path).sort((a, b) => b.length - a.length)[0]
+    if (!root) continue
+    const chain: string[] = []
+    for (let dir = dirname(path); dir !== root && isInside(root, dir); dir = dirname(dir)) chain.unshift(dir)
+    for (const dir of chain) {
+      if (roots.includes(dir) || readOnly.some((ro) => isInside(ro, dir))) continue
+      let st
+      try {
+        st = lstatSync(dir)
+      } catch {
+        break
+      }
+      if (!st.isDirectory()) break
+      out.add(dir)
+    }
+  }
+  // Why shallowest first: a bind of a parent made after its child's would cover the child's
+  return [...out].sort((a, b) => a.split(sep).length - b.split(sep).length)
 }
 
 /**
@@ -127,7 +164,10 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   ]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--bind', root, root)
-    for (const path of protectedBinds(policy).existing) args.push('--ro-bind', path, path)
+    const binds = protectedBinds(policy)
+    // Why before the read-only binds: each ancestor's bind would otherwise cover the entries beneath it
+    for (const dir of binds.ancestors) args.push('--bind', dir, dir)
+    for (const path of binds.existing) args.push('--ro-bind', path, path)
   } else if (coveredInside(policy.workspace) && !tmp) {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }

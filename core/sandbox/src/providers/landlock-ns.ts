@@ -32,7 +32,10 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
   const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits)]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--mount-rw', root)
-    for (const path of protectedBinds(policy).existing) args.push('--mount-ro', path)
+    const binds = protectedBinds(policy)
+    // Why each ancestor of a nested protected entry bound onto itself: a mount point cannot be renamed (EBUSY)
+    for (const dir of binds.ancestors) args.push('--mount-rw', dir)
+    for (const path of binds.existing) args.push('--mount-ro', path)
   } else if (coveredInside(policy.workspace)) {
     // Why: a workspace under /tmp is behind the private /tmp; elsewhere the read-only host shows it
     args.push('--mount-ro', policy.workspace)
