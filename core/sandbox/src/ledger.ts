@@ -14,6 +14,7 @@ import { unlinkSync } from 'node:fs'
 import { describeError, KernelError } from '@dsh/kernel'
 import { restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
 import { newBudget, snapshotEntry } from './restore.js'
+import { clearAncestors } from './restore-ancestors.js'
 import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './ledger-store.js'
 import { reclaimAbandoned, sweepOnce, sweptAll, type Reclaimed } from './ledger-reclaim.js'
 
@@ -75,7 +76,7 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
     release: () => {
       if (released) return []
       released = true
-      return releaseEntries(dir, entries, me)
+      return releaseEntries(dir, writableRoots, entries, me)
     },
   })
 }
@@ -84,8 +85,16 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
  * Put one entry back; a failure is marked in the ledger (markUnrestored) and
  * returned, so the other entries are still put back.
  */
-function putBack(dir: string, entry: ProtectedEntry, changed: string[], failed: string[]): void {
+function putBack(dir: string, roots: readonly string[], entry: ProtectedEntry, changed: string[], failed: string[]): void {
   try {
+    // Why first: the entry is put back by path, and a link left in an ancestor's place would lead it elsewhere
+    const way = clearAncestors(entry.path, roots)
+    changed.push(...way.removed.filter((p) => !changed.includes(p)))
+    if (!way.intact) {
+      // Why changed: what the call began with is no longer at its path (moved away with its parent)
+      if (entry.kind !== 'absent') changed.push(entry.path)
+      return
+    }
     if (restoreEntry(entry)) changed.push(entry.path)
   } catch (error) {
     const reason = `putting back ${entry.path} after a confined call failed (${describeError(error)}), so it may hold what the command wrote`
@@ -94,7 +103,7 @@ function putBack(dir: string, entry: ProtectedEntry, changed: string[], failed: 
   }
 }
 
-function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Holder): string[] {
+function releaseEntries(dir: string, roots: readonly string[], entries: readonly ProtectedEntry[], me: Holder): string[] {
   const changed: string[] = []
   const failed: string[] = []
   let unlock: (() => void) | undefined
@@ -102,7 +111,7 @@ function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Hol
     unlock = lockDir(dir)
   } catch {
     // Why restore anyway: a ledger we cannot lock must not leave a planted entry in place
-    for (const entry of entries) putBack(dir, entry, changed, failed)
+    for (const entry of entries) putBack(dir, roots, entry, changed, failed)
   }
   if (unlock) {
     try {
@@ -114,7 +123,7 @@ function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Hol
           writeState(file, { entry: held!.entry, holders: others })
           continue
         }
-        putBack(dir, held?.entry ?? entry, changed, failed)
+        putBack(dir, roots, held?.entry ?? entry, changed, failed)
         try {
           unlinkSync(file)
         } catch {}
