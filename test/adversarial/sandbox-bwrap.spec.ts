@@ -6,6 +6,7 @@ import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
 import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
+import { resolvedSwapSuite } from './resolved-swap.js'
 
 await attackSuite('bwrap')
 await holesSuite('bwrap')
@@ -14,3 +15,4 @@ await namespaceSuite('bwrap')
 await readDenySuite('bwrap')
 await protectedPathsSuite('bwrap')
 await protectedRenamesSuite('bwrap')
+await resolvedSwapSuite('bwrap')

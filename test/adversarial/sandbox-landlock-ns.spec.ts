@@ -10,6 +10,7 @@ import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
 import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
+import { resolvedSwapSuite } from './resolved-swap.js'
 
 await attackSuite('landlock-ns')
 await holesSuite('landlock-ns')
@@ -18,3 +19,4 @@ await namespaceSuite('landlock-ns')
 await protectedPathsSuite('landlock-ns')
 await readDenySuite('landlock-ns')
 await protectedRenamesSuite('landlock-ns')
+await resolvedSwapSuite('landlock-ns')

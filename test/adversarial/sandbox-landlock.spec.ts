@@ -6,6 +6,7 @@ import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
 import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
+import { resolvedSwapSuite } from './resolved-swap.js'
 
 await attackSuite('landlock')
 await holesSuite('landlock')
@@ -14,3 +15,4 @@ await namespaceSuite('landlock')
 await readDenySuite('landlock')
 await protectedPathsSuite('landlock')
 await protectedRenamesSuite('landlock')
+await resolvedSwapSuite('landlock')

@@ -23,6 +23,7 @@ import { isInside } from '../policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { policyProtected } from '../protected.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
+import { inodeArgs } from './inode-args.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface BwrapOptions {
@@ -41,21 +42,23 @@ export interface BwrapOptions {
  * away and replaced by a copy the command can write
  * (docs/decisions/2026-12-02-protected-ancestors.md).
  */
-export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[]; ancestors: string[] } {
-  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[], ancestors: [] as string[] }
+export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[]; ancestors: string[]; inodes: Map<string, string> } {
+  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[], ancestors: [] as string[], inodes: new Map<string, string>() }
   const paths = policyProtected(policy).paths
   for (const path of paths) {
     let st
     try {
-      st = lstatSync(path)
+      // Why bigint: the identity is handed to the launcher (inode-args.ts), and inodes may exceed 2^53
+      st = lstatSync(path, { bigint: true })
     } catch {
       out.absent.push(path)
       continue
     }
+    out.inodes.set(path, `${st.dev}:${st.ino}`)
     // Why apart: the link itself stays replaceable; its target is in the list on its own and bound there
     ;(st.isSymbolicLink() ? out.symlinks : out.existing).push(path)
   }
-  out.ancestors = protectedAncestors(policy.writableRoots, paths, out.existing)
+  out.ancestors = protectedAncestors(policy.writableRoots, paths, out.existing, out.inodes)
   return out
 }
 
@@ -66,7 +69,7 @@ export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; ab
  * (already a mount point). Only real directories: the scan never follows a
  * link, so a path that is not one now changed since, and bwrap would follow it.
  */
-export function protectedAncestors(roots: readonly string[], paths: readonly string[], readOnly: readonly string[]): string[] {
+export function protectedAncestors(roots: readonly string[], paths: readonly string[], readOnly: readonly string[], inodes?: Map<string, string>): string[] {
   const out = new Set<string>()
   for (const path of paths) {
     const root = roots.filter((r) => isInside(r, path) && r !== path).sort((a, b) => b.length - a.length)[0]
@@ -77,12 +80,13 @@ export function protectedAncestors(roots: readonly string[], paths: readonly str
       if (roots.includes(dir) || readOnly.some((ro) => isInside(ro, dir))) continue
       let st
       try {
-        st = lstatSync(dir)
+        st = lstatSync(dir, { bigint: true })
       } catch {
         break
       }
       if (!st.isDirectory()) break
       out.add(dir)
+      inodes?.set(dir, `${st.dev}:${st.ino}`)
     }
   }
   // Why shallowest first: a bind of a parent made after its child's would cover the child's
@@ -182,6 +186,8 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   if (tmp) args.push('--mount-tmp', ...(isInside('/tmp', policy.workspace) ? ['--mount-ro', policy.workspace] : []))
   if (inner) args.push(...launcherHideArgs(mounts))
   args.push(...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  // Why: bwrap bound each root by name; the launcher's rule on it must be on the directory the host resolved
+  if (policy.mode === 'workspace-write') args.push(...inodeArgs(policy.writableRoots))
   for (const root of policy.writableRoots) args.push('--rw', root)
   args.push(...net, '--', ...argv)
   return args

@@ -20,6 +20,7 @@ import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { bwrapUnenforced, coveredInside, protectedBinds } from './bwrap.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
+import { inodeArgs } from './inode-args.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockNsOptions {
@@ -31,14 +32,17 @@ export interface LandlockNsOptions {
 export function landlockNsArgs(launcher: string, argv: readonly string[], policy: ResolvedPolicy, mounts: HideMounts = hideMounts(policy)): string[] {
   const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits)]
   if (policy.mode === 'workspace-write') {
-    for (const root of policy.writableRoots) args.push('--mount-rw', root)
     const binds = protectedBinds(policy)
+    // Why: each bind's source, the rules and the working directory are opened by name; each must be what was resolved here
+    args.push(...inodeArgs([policy.workspace, ...policy.writableRoots, ...binds.ancestors, ...binds.existing], binds.inodes))
+    for (const root of policy.writableRoots) args.push('--mount-rw', root)
     // Why each ancestor of a nested protected entry bound onto itself: a mount point cannot be renamed (EBUSY)
     for (const dir of binds.ancestors) args.push('--mount-rw', dir)
     for (const path of binds.existing) args.push('--mount-ro', path)
-  } else if (coveredInside(policy.workspace)) {
+  } else {
+    args.push(...inodeArgs([policy.workspace]))
     // Why: a workspace under /tmp is behind the private /tmp; elsewhere the read-only host shows it
-    args.push('--mount-ro', policy.workspace)
+    if (coveredInside(policy.workspace)) args.push('--mount-ro', policy.workspace)
   }
   // Why after the binds: a cover hides what they exposed (a denied path inside a writable root too)
   args.push(...launcherHideArgs(mounts))
