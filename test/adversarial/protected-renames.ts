@@ -161,6 +161,19 @@ export async function protectedRenamesSuite(backend: LocalBackend): Promise<void
       expect(hostGitRanPlanted(ws, marker)).toBe(false)
     })
 
+    it('git: commit — a protected path that did not exist (.git/hooks), created under the renamed and rebuilt .git: gone after the call', async () => {
+      const committing = await start({ git: 'commit' })
+      const ws = workspace()
+      const marker = path.join(outsideDir(), 'planted-ran')
+      fs.rmSync(path.join(ws, '.git/hooks'), { recursive: true })
+      const config = fs.readFileSync(path.join(ws, '.git/config'), 'utf8')
+      const r = await sh(committing, ws, ['mv .git g2 && mkdir .git && cp -r g2/. .git/', plant('.', marker), 'echo done'].join('; '))
+      expect(r.stdout).toContain('done')
+      expect(fs.existsSync(path.join(ws, '.git/hooks'))).toBe(false)
+      expect(fs.readFileSync(path.join(ws, '.git/config'), 'utf8')).toBe(config)
+      expect(hostGitRanPlanted(ws, marker)).toBe(false)
+    })
+
     it('the top-level .git replaced by a fresh directory pointing git elsewhere (commondir): git on the host runs nothing planted', async () => {
       const ws = workspace()
       const marker = path.join(outsideDir(), 'planted-ran')
