@@ -3,11 +3,12 @@
 // Landlock alone can do: `mv sub subX; ln -s evil sub`) is removed, never
 // followed, and nothing is put back beneath it; an ancestor moved away is not
 // made again. Real files, the real ledger (under a private temp dir).
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ancestorsBelowRoot, clearAncestors, leaseProtected, newBudget, snapshotEntry } from '@dsh/sandbox'
+import { ancestorsBelowRoot, clearAncestors, leaseProtected, newBudget, reclaimProtected, snapshotEntry } from '@dsh/sandbox'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 
 usePrivateTmpdir('dsh-ancestors-tmp-')
@@ -84,5 +85,27 @@ describe('the way to a protected entry', () => {
     fs.writeFileSync(path.join(ws, 'sub'), 'x')
     expect(clearAncestors(entry, [ws])).toEqual({ intact: false, removed: [path.join(ws, 'sub')] })
     expect(fs.existsSync(path.join(ws, 'sub'))).toBe(false)
+  })
+
+  it('a holder killed before giving the lease back: the next call finds the link in the ancestor\'s place and removes it', () => {
+    const ws = nested()
+    const git = path.join(ws, 'sub/.git')
+    const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
+    const j = JSON.stringify
+    // a real process takes the lease, its "command" links a planted copy in place of sub, and it is killed
+    const script = [
+      `import { leaseProtected } from ${j(lib)}; import fs from 'node:fs'`,
+      `leaseProtected([${j(git)}], [${j(ws)}], [${j(path.join(git, 'hooks'))}, ${j(path.join(git, 'config'))}])`,
+      `fs.renameSync(${j(path.join(ws, 'sub'))}, ${j(path.join(ws, 'subX'))}); fs.cpSync(${j(path.join(ws, 'subX'))}, ${j(path.join(ws, 'evil'))}, { recursive: true })`,
+      `fs.writeFileSync(${j(path.join(ws, 'evil/.git/hooks/pre-commit'))}, 'planted'); fs.symlinkSync(${j(path.join(ws, 'evil'))}, ${j(path.join(ws, 'sub'))})`,
+      `process.kill(process.pid, 'SIGKILL')`,
+    ].join('; ')
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    expect(child.signal, child.stderr).toBe('SIGKILL')
+    expect(fs.lstatSync(path.join(ws, 'sub')).isSymbolicLink()).toBe(true)
+    const reclaimed = reclaimProtected([git, path.join(git, 'hooks'), path.join(git, 'config')], [ws])
+    expect(reclaimed.map((r) => r.path)).toContain(path.join(ws, 'sub'))
+    expect(fs.lstatSync(path.join(ws, 'sub'), { throwIfNoEntry: false })).toBeUndefined()
+    expect(fs.readFileSync(path.join(ws, 'evil/.git/hooks/pre-commit'), 'utf8')).toBe('planted')
   })
 })

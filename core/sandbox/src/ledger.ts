@@ -63,7 +63,7 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
       return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}) }) as ProtectedEntry }
     })
     for (const { file, held, entry } of taken) {
-      writeState(file, { entry, holders: [...(held?.holders ?? []), me] })
+      writeState(file, { entry, holders: [...(held?.holders ?? []), me], roots: [...writableRoots] })
       entries.push(entry)
     }
   } finally {
@@ -120,7 +120,7 @@ function releaseEntries(dir: string, roots: readonly string[], entries: readonly
         const held = readState(file, entry.path)
         const others = (held?.holders ?? []).filter((h) => h.id !== me.id)
         if (others.length) {
-          writeState(file, { entry: held!.entry, holders: others })
+          writeState(file, { entry: held!.entry, holders: others, roots: held!.roots ?? [...roots] })
           continue
         }
         putBack(dir, roots, held?.entry ?? entry, changed, failed)
