@@ -1,8 +1,9 @@
 /**
  * The bubblewrap backend. bwrap builds the view: the host read-only, a
  * private /tmp, /proc and /dev, the writable roots bound read-write (bwrap
- * makes every bind nosuid and nodev), the protected paths inside them bound
- * read-only again; and the namespaces: user, pid, ipc, and net when the
+ * makes every bind nosuid and nodev), every directory above a nested
+ * protected path bound onto itself (it cannot be renamed), the protected
+ * paths inside them bound read-only again; and the namespaces: user, pid, ipc, and net when the
  * network is off or lists hosts (then the host's proxy is bridged in: its
  * unix socket bound at a fixed path, and the launcher's relay listening on
  * 127.0.0.1 inside the namespace). Inside it the command runs through `landlock-run`, which

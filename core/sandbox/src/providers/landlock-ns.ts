@@ -3,7 +3,8 @@
  * where user namespaces work but no system bwrap is installed: the same
  * view as the bwrap profile — the host read-only, nosuid and nodev, a
  * private /tmp, a fresh /proc, a minimal /dev, the writable roots bound
- * read-write and their existing protected entries read-only again, the
+ * read-write, the directories above nested protected entries bound onto
+ * themselves, and the existing protected entries read-only again, the
  * read policy's denied paths covered (hide-mounts.ts) — in
  * user, mount, PID and IPC namespaces (and network when it is off), with
  * the command as PID 2 under an init of the launcher, then Landlock and the seccomp
