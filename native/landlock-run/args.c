@@ -77,6 +77,10 @@ static void usage(FILE *out)
 	      "                under PID 1 (bwrap's fresh namespaces)\n"
 	      "  --chdir DIR   the working directory inside (with --namespaces;\n"
 	      "                default: the caller's)\n"
+	      "  --inode PATH DEV:INO  PATH must be that inode (st_dev:st_ino, decimal)\n"
+	      "                wherever it is opened by name: a --ro/--rw rule, a\n"
+	      "                --mount-rw/--mount-ro source, --chdir; every such open\n"
+	      "                refuses a symbolic link\n"
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
 	      "                as the first process of a PID namespace whose init ends\n"
 	      "                it with the command (PID 2, parent PID 1), as in bwrap\n"
@@ -112,7 +116,8 @@ void parse_args(int argc, char **argv, struct options *o)
 	o->rw = calloc((size_t)argc, sizeof(*o->rw));
 	o->env = calloc((size_t)argc, sizeof(*o->env));
 	o->mounts = calloc((size_t)argc, sizeof(*o->mounts));
-	if (!o->ro || !o->rw || !o->env || !o->mounts)
+	o->inodes = calloc((size_t)argc, sizeof(*o->inodes));
+	if (!o->ro || !o->rw || !o->env || !o->mounts || !o->inodes)
 		fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -154,6 +159,10 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->mounts[o->n_mounts++] = (struct mount_spec){
 				value, !strcmp(a, "--hide") ? MOUNT_HIDE : !strcmp(a, "--mount-ro") ? MOUNT_RO : MOUNT_RW
 			};
+		} else if (!strcmp(a, "--inode")) {
+			const char *path = argv[++i];
+
+			parse_inode(o, path, path ? argv[++i] : NULL);
 		} else if (parse_net_arg(o, argv, &i)) {
 			continue;
 		} else if (!strcmp(a, "--limit")) {

@@ -10,6 +10,7 @@
 #include <linux/landlock.h>
 #include <linux/types.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -67,6 +68,12 @@ struct mount_spec {
 	enum mount_kind kind;
 };
 
+/* One --inode PATH DEV:INO (identity.c). */
+struct inode_spec {
+	const char *path;
+	uint64_t dev, ino;
+};
+
 /* The parsed command line (args.c). */
 struct options {
 	/* --namespaces or --private-mounts, and their binds (--mount-dev, --mount-proc: private only) */
@@ -77,6 +84,9 @@ struct options {
 	const char *chdir;
 	const char **ro, **rw;
 	int n_ro, n_rw;
+	/* --inode: what the host resolved paths to, checked where we open them by name */
+	struct inode_spec *inodes;
+	int n_inodes;
 	/* the command's whole environment, NULL-terminated (--env) */
 	char **env;
 	int n_env;
@@ -107,6 +117,11 @@ struct child_args {
 /* args.c: the command line, and the one way out before exec */
 void fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void parse_args(int argc, char **argv, struct options *o);
+
+/* identity.c: --inode, and the check of what a path opened by name (O_NOFOLLOW) is */
+struct stat;
+void parse_inode(struct options *o, const char *path, const char *value);
+void check_identity(const struct options *o, const char *path, int fd, struct stat *st);
 
 /* fds.c: the caller's file descriptors */
 void close_inherited_fds(void);

@@ -123,24 +123,50 @@ void mount_point(const char *dst, int dir)
 	close(fd);
 }
 
+#ifndef AT_SYMLINK_NOFOLLOW
+#define AT_SYMLINK_NOFOLLOW 0x100
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+
 /*
- * Bind the host's SRC (under OLD) at the same path in the new root, with all
- * the mounts beneath it, nosuid and nodev, read-only when asked.
+ * A detached copy of the host's SRC (under OLD; PATH as the host named it),
+ * with all the mounts beneath it, nosuid and nodev, read-only when asked;
+ * ST gets what it is. Why AT_SYMLINK_NOFOLLOW and the identity check: the
+ * bind shows what the host resolved, not a link or a directory swapped into
+ * its place since (identity.c).
  * Why open_tree/mount_setattr: one recursive, atomic attribute change for
  * the whole tree, where a MS_REMOUNT per submount would leave a window and
  * need /proc/self/mountinfo parsed.
  */
-static void bind_tree(const char *src, const char *dst, int read_only)
+static int clone_host_tree(const struct options *o, const char *src, const char *path, int read_only, struct stat *st)
 {
 	struct mount_attr_v0 attr = { .attr_set = ATTR_NOSUID | ATTR_NODEV | (read_only ? ATTR_RDONLY : 0) };
-	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
+	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src,
+				OPEN_TREE_CLONE | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
 
 	if (tree < 0)
-		fail("cannot bind %s: %s", src, strerror(errno));
+		fail("cannot bind %s: %s", path, strerror(errno));
+	check_identity(o, path, tree, st);
 	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)))
-		fail("cannot make %s %s: %s", src, read_only ? "read-only" : "nosuid", strerror(errno));
-	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH))
-		fail("cannot bind %s at %s: %s", src, dst, strerror(errno));
+		fail("cannot make %s %s: %s", path, read_only ? "read-only" : "nosuid", strerror(errno));
+	return tree;
+}
+
+/* Attach TREE at DST, opened without following a link: the mount lands on the inode reached here. */
+static void attach_at(int tree, const char *dst, const char *path)
+{
+	int at = (int)syscall(SYS_openat, AT_FDCWD, dst, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (at < 0 || fstat(at, &st))
+		fail("cannot bind %s: %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		fail("cannot bind %s: its mount point is a symbolic link now", path);
+	if (syscall(SYS_move_mount, tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+		fail("cannot bind %s: %s", path, strerror(errno));
+	close(at);
 	close(tree);
 }
 
@@ -227,7 +253,8 @@ pid_t start_namespace_command(void)
 void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 {
 	char cwd[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
-	int i, *hidden;
+	struct stat root_st;
+	int i, *hidden, root_tree, wd;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		fail("getcwd: %s", strerror(errno));
@@ -244,7 +271,8 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 	/* Why the whole host read-only, nosuid, nodev: metadata outside the
 	 * writable roots (chmod, utime, xattrs) cannot change, which Landlock
 	 * alone cannot refuse. */
-	bind_tree(OLD, NEW, 1);
+	root_tree = clone_host_tree(o, OLD, "/", 1, &root_st);
+	attach_at(root_tree, NEW, "/");
 	system_mounts();
 	/* Why in order: a protected path inside a writable root is bound
 	 * read-only after (over) the root, a denied path hidden after every
@@ -254,6 +282,7 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 		fail("out of memory");
 	for (i = 0; i < o->n_mounts; i++) {
 		struct stat st;
+		int tree;
 
 		join(src, OLD, o->mounts[i].path);
 		join(dst, NEW, o->mounts[i].path);
@@ -262,10 +291,9 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 			hidden[i] = hide_path(o->mounts[i].path, dst, OLD "/dev/null");
 			continue;
 		}
-		if (stat(src, &st))
-			fail("cannot bind %s: %s", o->mounts[i].path, strerror(errno));
+		tree = clone_host_tree(o, src, o->mounts[i].path, o->mounts[i].kind == MOUNT_RO, &st);
 		mount_point(dst, S_ISDIR(st.st_mode));
-		bind_tree(src, dst, o->mounts[i].kind == MOUNT_RO);
+		attach_at(tree, dst, o->mounts[i].path);
 	}
 	seal_hidden(hidden, o->n_mounts);
 	free(hidden);
@@ -276,7 +304,13 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 		fail("cannot pivot into the new root: %s", strerror(errno));
 	/* Why refuse rather than start elsewhere: the command expects its
 	 * working directory, and / would be a silent change. */
-	if (chdir(o->chdir ? o->chdir : cwd))
+	/* Why by an O_NOFOLLOW fd, checked: the command starts in the directory the host resolved */
+	wd = (int)syscall(SYS_openat, AT_FDCWD, o->chdir ? o->chdir : cwd, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (wd < 0)
 		fail("the working directory %s is not in the new root: %s", o->chdir ? o->chdir : cwd,
 		     strerror(errno));
+	check_identity(o, o->chdir ? o->chdir : cwd, wd, &root_st);
+	if (fchdir(wd))
+		fail("cannot enter the working directory %s: %s", o->chdir ? o->chdir : cwd, strerror(errno));
+	close(wd);
 }

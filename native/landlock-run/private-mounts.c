@@ -62,25 +62,46 @@ static int has_sys_admin(void)
 	return (d[0].effective & (1U << CAP_SYS_ADMIN)) != 0;
 }
 
-/* A detached copy of PATH's mount tree with ATTR set and CLEAR cleared; -1 if PATH is absent. */
-static int clone_tree(const char *path, __u64 set, __u64 clear, int recursive)
+#define AT_SYMLINK_NOFOLLOW_ 0x100
+#define MOVE_MOUNT_T_EMPTY_PATH_ 0x00000040
+
+/*
+ * A detached copy of PATH's mount tree with ATTR set and CLEAR cleared; -1 if
+ * PATH is absent. Why AT_SYMLINK_NOFOLLOW and, with O, the identity check:
+ * a --mount-ro shows what the host resolved, never a link or a directory
+ * swapped into its place since (identity.c).
+ */
+static int clone_tree(const struct options *o, const char *path, __u64 set, __u64 clear, int recursive)
 {
 	struct mount_attr_v0 attr = { .attr_set = set, .attr_clr = clear };
 	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, path,
-				OPEN_TREE_CLONE_ | O_CLOEXEC | (recursive ? AT_RECURSIVE_ : 0));
+				OPEN_TREE_CLONE_ | O_CLOEXEC | AT_SYMLINK_NOFOLLOW_ | (recursive ? AT_RECURSIVE_ : 0));
+	struct stat st;
 
 	if (tree < 0 && errno == ENOENT)
 		return -1;
-	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE_ : 0),
-				&attr, sizeof(attr)))
+	if (tree < 0)
+		fail("cannot bind %s: %s", path, strerror(errno));
+	if (o)
+		check_identity(o, path, tree, &st);
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE_ : 0), &attr, sizeof(attr)))
 		fail("cannot bind %s: %s", path, strerror(errno));
 	return tree;
 }
 
+/* Attach TREE at DST, opened without following a link: the mount lands on the inode reached here. */
 static void attach(int tree, const char *dst)
 {
-	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH_))
+	int at = (int)syscall(SYS_openat, AT_FDCWD, dst, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (at < 0 || fstat(at, &st))
 		fail("cannot bind at %s: %s", dst, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		fail("cannot bind at %s: it is a symbolic link now", dst);
+	if (syscall(SYS_move_mount, tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_))
+		fail("cannot bind at %s: %s", dst, strerror(errno));
+	close(at);
 	close(tree);
 }
 
@@ -106,7 +127,7 @@ static void minimal_dev(void)
 	/* Why first: the tmpfs below covers the devices they are cloned from. */
 	for (i = 0; i < N_DEVICES; i++) {
 		snprintf(path, sizeof(path), "/dev/%s", devices[i]);
-		trees[i] = clone_tree(path, ATTR_NOSUID | ATTR_NOEXEC, ATTR_NODEV | ATTR_RDONLY, 0);
+		trees[i] = clone_tree(NULL, path, ATTR_NOSUID | ATTR_NOEXEC, ATTR_NODEV | ATTR_RDONLY, 0);
 	}
 	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"))
 		fail("cannot mount a tmpfs on /dev: %s", strerror(errno));
@@ -150,7 +171,7 @@ static void fresh_proc(void)
 		fail("cannot mount proc on /proc: %s", strerror(errno));
 	for (i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%s", kernel[i]);
-		tree = clone_tree(path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 1);
+		tree = clone_tree(NULL, path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 1);
 		if (tree >= 0)
 			attach(tree, path);
 	}
@@ -257,7 +278,7 @@ void private_mounts(const struct options *o)
 		trees[i] = hidden[i] = -1;
 		if (o->mounts[i].kind != MOUNT_RO)
 			continue;
-		trees[i] = clone_tree(o->mounts[i].path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 1);
+		trees[i] = clone_tree(o, o->mounts[i].path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 1);
 		if (trees[i] < 0)
 			fail("cannot bind %s: %s", o->mounts[i].path, strerror(ENOENT));
 	}
@@ -294,7 +315,7 @@ int private_mounts_work(void)
 	if (!has_sys_admin() || private_namespace(NULL))
 		return 0;
 	/* Why a real cover: a security module (AppArmor's container profile) may refuse mounts that unshare allowed. */
-	tree = clone_tree("/dev/null", ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 0);
+	tree = clone_tree(NULL, "/dev/null", ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 0);
 	if (tree < 0)
 		return 0;
 	return syscall(SYS_move_mount, tree, "", AT_FDCWD, "/dev/null", MOVE_MOUNT_F_EMPTY_PATH_) == 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -76,29 +77,28 @@ static void close_fd_run(int first, int last)
 }
 
 /* Returns the rule's fd, which the caller closes with the others. */
-static int add_path_rule(int ruleset, const char *flag, const char *path,
+static int add_path_rule(const struct options *o, int ruleset, const char *flag, const char *path,
 			 __u64 access, __u64 handled)
 {
 	struct landlock_path_beneath_attr rule = { 0 };
+	struct stat st;
 
 	/* Why O_PATH: the rule names this exact inode, opened by us once;
-	 * O_CLOEXEC: it must never reach the command. Why the raw openat:
-	 * musl's open() follows O_CLOEXEC with an fcntl(F_SETFD) for
-	 * kernels that ignored the flag, one syscall more per rule. */
-	rule.allowed_access = access & handled;
-	rule.parent_fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_PATH | O_CLOEXEC);
+	 * O_NOFOLLOW and the identity check: the host resolved PATH, and a
+	 * link (or another directory) swapped in since must not receive the
+	 * rule (identity.c); O_CLOEXEC: it must never reach the command. Why
+	 * the raw openat: musl's open() follows O_CLOEXEC with an
+	 * fcntl(F_SETFD) for kernels that ignored the flag, one syscall more
+	 * per rule. */
+	rule.parent_fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (rule.parent_fd < 0)
 		fail("cannot open %s %s: %s", flag, path, strerror(errno));
+	check_identity(o, path, rule.parent_fd, &st);
+	/* Why by the fstat: directory rights on a non-directory are refused
+	 * by the kernel (EINVAL); the fstat the check needs says which. */
+	rule.allowed_access = access & handled & (S_ISDIR(st.st_mode) ? ~0ULL : ACCESS_FILE);
 	if (!syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0))
 		return rule.parent_fd;
-	/* Why retried on EINVAL with the file rights: directory rights on a
-	 * non-directory are the kernel's one EINVAL for an open fd here, and
-	 * asking it is cheaper than a second path lookup or an fstat. */
-	if (errno == EINVAL && (rule.allowed_access & ~ACCESS_FILE)) {
-		rule.allowed_access &= ACCESS_FILE;
-		if (!syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0))
-			return rule.parent_fd;
-	}
 	fail("cannot add rule for %s %s: %s", flag, path, strerror(errno));
 }
 
@@ -118,8 +118,8 @@ int build_ruleset(const struct options *o, int abi)
 	 * close_range() each closes: a syscall per rule fewer. */
 	for (i = 0; i < o->n_ro + o->n_rw; i++) {
 		int rule = i < o->n_ro
-			? add_path_rule(fd, "--ro", o->ro[i], ACCESS_RO, attr.handled_access_fs)
-			: add_path_rule(fd, "--rw", o->rw[i - o->n_ro], ~ACCESS_NEVER_GRANTED,
+			? add_path_rule(o, fd, "--ro", o->ro[i], ACCESS_RO, attr.handled_access_fs)
+			: add_path_rule(o, fd, "--rw", o->rw[i - o->n_ro], ~ACCESS_NEVER_GRANTED,
 					attr.handled_access_fs);
 
 		if (first >= 0 && rule != last + 1) {

@@ -4,7 +4,9 @@ import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
+import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
+import { resolvedSwapSuite } from './resolved-swap.js'
 
 await attackSuite('bwrap')
 await holesSuite('bwrap')
@@ -12,3 +14,5 @@ await limitsSuite('bwrap')
 await namespaceSuite('bwrap')
 await readDenySuite('bwrap')
 await protectedPathsSuite('bwrap')
+await protectedRenamesSuite('bwrap')
+await resolvedSwapSuite('bwrap')

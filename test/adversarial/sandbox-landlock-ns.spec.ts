@@ -8,7 +8,9 @@ import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
+import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
+import { resolvedSwapSuite } from './resolved-swap.js'
 
 await attackSuite('landlock-ns')
 await holesSuite('landlock-ns')
@@ -16,3 +18,5 @@ await limitsSuite('landlock-ns')
 await namespaceSuite('landlock-ns')
 await protectedPathsSuite('landlock-ns')
 await readDenySuite('landlock-ns')
+await protectedRenamesSuite('landlock-ns')
+await resolvedSwapSuite('landlock-ns')

@@ -4,7 +4,9 @@ import { holesSuite } from './holes.js'
 import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
+import { protectedRenamesSuite } from './protected-renames.js'
 import { readDenySuite } from './read-deny.js'
+import { resolvedSwapSuite } from './resolved-swap.js'
 
 await attackSuite('landlock')
 await holesSuite('landlock')
@@ -12,3 +14,5 @@ await limitsSuite('landlock')
 await namespaceSuite('landlock')
 await readDenySuite('landlock')
 await protectedPathsSuite('landlock')
+await protectedRenamesSuite('landlock')
+await resolvedSwapSuite('landlock')

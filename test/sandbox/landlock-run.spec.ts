@@ -38,10 +38,10 @@ const built = buildAndProbe()
 if (!built.probe) console.warn(`skipping landlock-run tests: ${built.reason}`)
 const abi = built.probe?.abi ?? 0
 
-// What /bin/sh, coreutils and perl need to start; /dev/null is writable.
+// What /bin/sh, coreutils and perl need to start; /dev/null is writable. By real path: the
+// launcher refuses a rule on a symbolic link (/bin -> usr/bin where /usr is merged)
 const BASE = [
-  ...['/usr', '/lib', '/lib64', '/bin', '/etc', '/proc', '/dev']
-    .filter((p) => fs.existsSync(p))
+  ...[...new Set(['/usr', '/lib', '/lib64', '/bin', '/etc', '/proc', '/dev'].filter((p) => fs.existsSync(p)).map((p) => fs.realpathSync(p)))]
     .flatMap((p) => ['--ro', p]),
   '--rw',
   '/dev/null',

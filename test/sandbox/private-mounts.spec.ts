@@ -14,7 +14,8 @@ import { bwrapArgs, DEFAULT_LIMITS, PROTECTED_NAMES, type ResolvedPolicy } from 
 import { lacks } from '../backends.js'
 
 const bin = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run/landlock-run')
-const BASE = [...['/usr', '/lib', '/lib64', '/bin', '/etc', '/proc'].filter((p) => fs.existsSync(p)).flatMap((p) => ['--ro', p]), '--rw', '/dev/null']
+// By real path: the launcher refuses a rule on a symbolic link (/bin -> usr/bin where /usr is merged)
+const BASE = [...[...new Set(['/usr', '/lib', '/lib64', '/bin', '/etc', '/proc'].filter((p) => fs.existsSync(p)).map((p) => fs.realpathSync(p)))].flatMap((p) => ['--ro', p]), '--rw', '/dev/null']
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p))
 
 function probe(prefix: string[] = []): { private_mounts?: boolean } | undefined {

@@ -19,6 +19,12 @@ afterEach(() => {
 const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })
 const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })
 
+/** The launcher's `--inode` for a path: what the host resolved it to, checked where the launcher opens it by name. */
+const inode = (p: string) => {
+  const st = fs.lstatSync(p, { bigint: true })
+  return ['--inode', p, `${st.dev}:${st.ino}`]
+}
+
 /** The flag pairs/triples of an argv, for order checks. */
 const at = (argv: string[], ...seq: string[]) => argv.findIndex((_, i) => seq.every((s, j) => argv[i + j] === s))
 
@@ -60,7 +66,7 @@ describe('bwrap profile', () => {
     for (const p of ['.git', '.mcp.json'].map((n) => path.join(ws, n))) expect(at(argv, '--ro-bind', p, p)).toBeGreaterThan(at(argv, '--bind', ws, ws))
     expect(argv.filter((a) => a.includes('.claude'))).toEqual([]) // absent: nothing to bind
     expect(at(argv, '--chdir', ws)).toBeGreaterThan(0)
-    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', '--no-supervisor', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
+    expect(argv.slice(argv.indexOf('--') + 1)).toEqual(['/l/landlock-run', '--no-supervisor', ...envArgs(ws), '--ro', '/', '--rw', '/tmp', '--rw', '/dev', ...inode(ws), ...inode(extra), '--rw', ws, '--rw', extra, '--no-net', '--', '/bin/true'])
     expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths', ...nproc])
   })
 
@@ -87,7 +93,7 @@ describe('landlock-ns profile (the launcher\'s own namespaces)', () => {
   it('read-only: --namespaces, the workspace bound read-only and the working directory, the inner rules as under bwrap, --no-net', () => {
     const ws = tmp()
     expect(landlockNsArgs('/l/landlock-run', ['/bin/sh', '-c', 'x'], ro(ws))).toEqual([
-      '/l/landlock-run', '--namespaces', '--chdir', ws, ...envArgs(ws), '--mount-ro', ws,
+      '/l/landlock-run', '--namespaces', '--chdir', ws, ...envArgs(ws), ...inode(ws), '--mount-ro', ws,
       '--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--no-net', '--', '/bin/sh', '-c', 'x',
     ])
   })
@@ -100,7 +106,9 @@ describe('landlock-ns profile (the launcher\'s own namespaces)', () => {
     const argv = landlockNsArgs('/l/landlock-run', ['/bin/true'], policy)
     const binds = argv.slice(0, argv.indexOf('--ro')).filter((a, i, all) => all[i - 1]?.startsWith('--mount-'))
     expect(binds).toEqual([ws, extra, path.join(ws, '.git'), path.join(ws, '.mcp.json')])
-    expect(argv[argv.indexOf(path.join(ws, '.git')) - 1]).toBe('--mount-ro')
+    // each source, rule and the working directory checked against what was resolved here
+    expect(argv.slice(argv.indexOf('--inode'), argv.indexOf('--mount-rw'))).toEqual([...inode(ws), ...inode(extra), ...inode(path.join(ws, '.git')), ...inode(path.join(ws, '.mcp.json'))])
+    expect(argv[argv.lastIndexOf(path.join(ws, '.git')) - 1]).toBe('--mount-ro')
     expect(argv.slice(argv.indexOf('--ro'))).toEqual(['--ro', '/', '--rw', '/tmp', '--rw', '/dev', '--rw', ws, '--rw', extra, '--', '/bin/true'])
     expect(bwrapUnenforced(policy)).toEqual(['absent-protected-paths', 'pathname-unix-sockets', ...nproc])
   })
@@ -205,5 +213,57 @@ describe('landlock rules', () => {
     expect(landlockUnenforced(ro('/w', { network: 'on' }), abi7)).toEqual(['metadata', 'launcher-sigkill', 'host-processes', 'pathname-unix-sockets', ...nproc])
     expect(landlockUnenforced(ro('/w', { network: 'on' }), { abi: 9, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'host-processes', ...nproc])
     expect(landlockUnenforced(ro('/w'), { abi: 5, limits: [] })).toEqual(['metadata', 'launcher-sigkill', 'host-processes', 'signals-outside', ...nproc])
+  })
+})
+
+describe('nested protected entries: every ancestor below the root a mount point of its own', () => {
+  const nested = () => {
+    const ws = tmp()
+    for (const d of ['sub/.git', 'vendor/lib/.git', 'pkg/app']) fs.mkdirSync(path.join(ws, d), { recursive: true })
+    fs.writeFileSync(path.join(ws, 'pkg/app/.envrc'), '')
+    return ws
+  }
+
+  it('bwrap: each directory between the root and a nested entry bound onto itself, shallowest first, before the read-only binds', () => {
+    const ws = nested()
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], rw(ws))
+    const binds = argv.filter((a, i, all) => all[i - 1] === '--bind' && all[i + 1] === a)
+    expect(binds[0]).toBe(ws)
+    expect([...binds].sort()).toEqual([ws, ...['sub', 'vendor', 'pkg', 'vendor/lib', 'pkg/app'].map((d) => path.join(ws, d))].sort())
+    // a parent before its child: the child's bind would be covered otherwise
+    expect(binds.indexOf(path.join(ws, 'vendor'))).toBeLessThan(binds.indexOf(path.join(ws, 'vendor/lib')))
+    expect(binds.indexOf(path.join(ws, 'pkg'))).toBeLessThan(binds.indexOf(path.join(ws, 'pkg/app')))
+    const firstRo = at(argv, '--ro-bind', path.join(ws, 'sub/.git'))
+    for (const d of binds) expect(at(argv, '--bind', d, d)).toBeLessThan(firstRo)
+    expect(at(argv, '--ro-bind', path.join(ws, 'pkg/app/.envrc'), path.join(ws, 'pkg/app/.envrc'))).toBeGreaterThan(0)
+    // no nested entry, no extra bind: a workspace with only top-level entries costs bwrap nothing more
+    const flat = tmp()
+    fs.mkdirSync(path.join(flat, '.git'))
+    fs.mkdirSync(path.join(flat, 'src/deep/er'), { recursive: true })
+    expect(bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], rw(flat)).filter((a) => a === '--bind')).toHaveLength(1)
+  })
+
+  it('landlock-ns: the same ancestors as --mount-rw, each with its --inode, before the --mount-ro of the entries', () => {
+    const ws = nested()
+    const argv = landlockNsArgs('/l/landlock-run', ['/bin/true'], rw(ws))
+    const binds = argv.filter((a, i, all) => all[i - 1] === '--mount-rw')
+    expect([...binds].sort()).toEqual([ws, ...['sub', 'vendor', 'pkg', 'vendor/lib', 'pkg/app'].map((d) => path.join(ws, d))].sort())
+    expect(binds.indexOf(path.join(ws, 'vendor'))).toBeLessThan(binds.indexOf(path.join(ws, 'vendor/lib')))
+    for (const d of binds) expect(at(argv, ...inode(d))).toBeGreaterThan(0)
+    expect(at(argv, '--mount-rw', path.join(ws, 'pkg/app'))).toBeLessThan(at(argv, '--mount-ro', path.join(ws, 'sub/.git')))
+  })
+
+  it('under git: commit, the top-level .git is an ancestor of .git/hooks; a directory inside a read-only entry or a link is never bound', () => {
+    const ws = tmp()
+    fs.mkdirSync(path.join(ws, '.git/hooks'), { recursive: true })
+    fs.mkdirSync(path.join(ws, 'real/.git/hooks'), { recursive: true })
+    fs.symlinkSync(path.join(ws, 'real'), path.join(ws, 'link'))
+    const commit = rw(ws, { protectedPaths: [...PROTECTED_NAMES.filter((n) => n !== '.git'), '.git/hooks', '.git/config'] })
+    const argv = bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], commit)
+    const binds = argv.filter((a, i, all) => all[i - 1] === '--bind' && all[i + 1] === a)
+    // real/.git/hooks is reached through real and real/.git; nothing through the link
+    expect(binds).toEqual([ws, path.join(ws, '.git'), path.join(ws, 'real'), path.join(ws, 'real/.git')])
+    // with .git read-only as a whole, nothing inside it is bound again
+    expect(bwrapArgs('/usr/bin/bwrap', '/l/landlock-run', ['/bin/true'], rw(ws)).filter((a, i, all) => all[i - 1] === '--bind' && all[i + 1] === a)).toEqual([ws, path.join(ws, 'real')])
   })
 })

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path'
 import { declareDurable, describeError, type Session } from '@dsh/kernel'
 import { differsFromRecord, ledgerDir, lockDir, markUnrestored, readState, stateFile, type State } from './ledger-store.js'
 import { kindOf, restoreEntry } from './protected.js'
+import { clearAncestors } from './restore-ancestors.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
@@ -73,6 +74,14 @@ export function reclaimAbandoned(dir: string, file: string, state: State): Recla
   const { entry } = state
   let reclaimed: Reclaimed | undefined
   try {
+    // Why first: a link the dead call's command left in an ancestor's place would lead the put-back (and host programs) elsewhere
+    if (state.roots) {
+      const way = clearAncestors(entry.path, state.roots)
+      if (!way.intact) {
+        removeRecord(file)
+        return way.removed.length ? Object.freeze({ path: way.removed[0] }) : undefined
+      }
+    }
     // Why: a workspace removed since holds nothing to put back, and nothing may be created in its place
     if (kindOf(dirname(entry.path)).kind === 'absent') throw new Gone()
 

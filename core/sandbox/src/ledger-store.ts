@@ -25,6 +25,8 @@ export interface Holder {
 export interface State {
   entry: ProtectedEntry
   holders: Holder[]
+  /** the writable roots of the lease that recorded it: where the way to the entry starts (restore-ancestors.ts) */
+  roots?: string[]
 }
 
 /** Whether the process with this pid exists (one we may not signal exists too). */
@@ -119,7 +121,8 @@ export function readState(file: string, path: string): State | undefined {
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as State
     if (state?.entry?.path !== path || !Array.isArray(state.holders)) return undefined
-    return { entry: state.entry, holders: state.holders.filter((h) => Number.isInteger(h?.pid) && typeof h.id === 'string' && alive(h.pid)) }
+    const roots = Array.isArray(state.roots) && state.roots.every((r) => typeof r === 'string') ? { roots: state.roots } : {}
+    return { entry: state.entry, holders: state.holders.filter((h) => Number.isInteger(h?.pid) && typeof h.id === 'string' && alive(h.pid)), ...roots }
   } catch {
     return undefined
   }

@@ -14,6 +14,7 @@ import { unlinkSync } from 'node:fs'
 import { describeError, KernelError } from '@dsh/kernel'
 import { identityOf, restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
 import { newBudget, snapshotEntry } from './restore.js'
+import { clearAncestors } from './restore-ancestors.js'
 import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './ledger-store.js'
 import { reclaimAbandoned, sweepOnce, sweptAll, type Reclaimed } from './ledger-reclaim.js'
 
@@ -65,7 +66,7 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
       return { file, held, entry: Object.freeze({ path, ...now, ...(content ? { content } : {}), ...(identity ? { identity } : {}) }) as ProtectedEntry }
     })
     for (const { file, held, entry } of taken) {
-      writeState(file, { entry, holders: [...(held?.holders ?? []), me] })
+      writeState(file, { entry, holders: [...(held?.holders ?? []), me], roots: [...writableRoots] })
       entries.push(entry)
     }
   } finally {
@@ -78,7 +79,7 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
     release: () => {
       if (released) return []
       released = true
-      return releaseEntries(dir, entries, me)
+      return releaseEntries(dir, writableRoots, entries, me)
     },
   })
 }
@@ -87,8 +88,16 @@ export function leaseProtected(paths: readonly string[], writableRoots: readonly
  * Put one entry back; a failure is marked in the ledger (markUnrestored) and
  * returned, so the other entries are still put back.
  */
-function putBack(dir: string, entry: ProtectedEntry, changed: string[], failed: string[]): void {
+function putBack(dir: string, roots: readonly string[], entry: ProtectedEntry, changed: string[], failed: string[]): void {
   try {
+    // Why first: the entry is put back by path, and a link left in an ancestor's place would lead it elsewhere
+    const way = clearAncestors(entry.path, roots)
+    changed.push(...way.removed.filter((p) => !changed.includes(p)))
+    if (!way.intact) {
+      // Why changed: what the call began with is no longer at its path (moved away with its parent)
+      if (entry.kind !== 'absent') changed.push(entry.path)
+      return
+    }
     if (restoreEntry(entry)) changed.push(entry.path)
   } catch (error) {
     const reason = `putting back ${entry.path} after a confined call failed (${describeError(error)}), so it may hold what the command wrote`
@@ -97,7 +106,7 @@ function putBack(dir: string, entry: ProtectedEntry, changed: string[], failed: 
   }
 }
 
-function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Holder): string[] {
+function releaseEntries(dir: string, roots: readonly string[], entries: readonly ProtectedEntry[], me: Holder): string[] {
   const changed: string[] = []
   const failed: string[] = []
   let unlock: (() => void) | undefined
@@ -105,7 +114,7 @@ function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Hol
     unlock = lockDir(dir)
   } catch {
     // Why restore anyway: a ledger we cannot lock must not leave a planted entry in place
-    for (const entry of entries) putBack(dir, entry, changed, failed)
+    for (const entry of entries) putBack(dir, roots, entry, changed, failed)
   }
   if (unlock) {
     try {
@@ -114,10 +123,10 @@ function releaseEntries(dir: string, entries: readonly ProtectedEntry[], me: Hol
         const held = readState(file, entry.path)
         const others = (held?.holders ?? []).filter((h) => h.id !== me.id)
         if (others.length) {
-          writeState(file, { entry: held!.entry, holders: others })
+          writeState(file, { entry: held!.entry, holders: others, roots: held!.roots ?? [...roots] })
           continue
         }
-        putBack(dir, held?.entry ?? entry, changed, failed)
+        putBack(dir, roots, held?.entry ?? entry, changed, failed)
         try {
           unlinkSync(file)
         } catch {}

@@ -1,8 +1,9 @@
 /**
  * The bubblewrap backend. bwrap builds the view: the host read-only, a
  * private /tmp, /proc and /dev, the writable roots bound read-write (bwrap
- * makes every bind nosuid and nodev), the protected paths inside them bound
- * read-only again; and the namespaces: user, pid, ipc, and net when the
+ * makes every bind nosuid and nodev), every directory above a nested
+ * protected path bound onto itself (it cannot be renamed), the protected
+ * paths inside them bound read-only again; and the namespaces: user, pid, ipc, and net when the
  * network is off or lists hosts (then the host's proxy is bridged in: its
  * unix socket bound at a fixed path, and the launcher's relay listening on
  * 127.0.0.1 inside the namespace). Inside it the command runs through `landlock-run`, which
@@ -13,6 +14,7 @@
  * the read-only root out of reach. See docs/decisions/2026-11-30-sandbox-chain.md.
  */
 import { lstatSync } from 'node:fs'
+import { dirname, sep } from 'node:path'
 import { checkBinary, findSystemBinary } from '../binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../env.js'
 import { bundledLauncher } from '../launcher.js'
@@ -22,6 +24,7 @@ import { isInside } from '../policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { policyProtected } from '../protected.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
+import { inodeArgs } from './inode-args.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface BwrapOptions {
@@ -34,22 +37,61 @@ export interface BwrapOptions {
 /**
  * Protected paths of the writable roots (the names, and the targets of
  * protected symlinks and `.git` files inside the roots), split by what
- * bwrap can do with them.
+ * bwrap can do with them, and the directories between a root and a nested
+ * one (`sub` of `sub/.git`), which are bound onto themselves: rename(2) and
+ * rmdir(2) of a mount point fail with EBUSY, so no ancestor can be moved
+ * away and replaced by a copy the command can write
+ * (docs/decisions/2026-12-02-protected-ancestors.md).
  */
-export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[] } {
-  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[] }
-  for (const path of policyProtected(policy).paths) {
+export function protectedBinds(policy: ResolvedPolicy): { existing: string[]; absent: string[]; symlinks: string[]; ancestors: string[]; inodes: Map<string, string> } {
+  const out = { existing: [] as string[], absent: [] as string[], symlinks: [] as string[], ancestors: [] as string[], inodes: new Map<string, string>() }
+  const paths = policyProtected(policy).paths
+  for (const path of paths) {
     let st
     try {
-      st = lstatSync(path)
+      // Why bigint: the identity is handed to the launcher (inode-args.ts), and inodes may exceed 2^53
+      st = lstatSync(path, { bigint: true })
     } catch {
       out.absent.push(path)
       continue
     }
+    out.inodes.set(path, `${st.dev}:${st.ino}`)
     // Why apart: the link itself stays replaceable; its target is in the list on its own and bound there
     ;(st.isSymbolicLink() ? out.symlinks : out.existing).push(path)
   }
+  out.ancestors = protectedAncestors(policy.writableRoots, paths, out.existing, out.inodes)
   return out
+}
+
+/**
+ * The directories strictly between a writable root and each protected path
+ * beneath it, shallowest first, each once; not those inside a protected
+ * entry bound read-only (nothing there can be renamed), nor a root itself
+ * (already a mount point). Only real directories: the scan never follows a
+ * link, so a path that is not one now changed since, and bwrap would follow it.
+ */
+export function protectedAncestors(roots: readonly string[], paths: readonly string[], readOnly: readonly string[], inodes?: Map<string, string>): string[] {
+  const out = new Set<string>()
+  for (const path of paths) {
+    const root = roots.filter((r) => isInside(r, path) && r !== path).sort((a, b) => b.length - a.length)[0]
+    if (!root) continue
+    const chain: string[] = []
+    for (let dir = dirname(path); dir !== root && isInside(root, dir); dir = dirname(dir)) chain.unshift(dir)
+    for (const dir of chain) {
+      if (roots.includes(dir) || readOnly.some((ro) => isInside(ro, dir))) continue
+      let st
+      try {
+        st = lstatSync(dir, { bigint: true })
+      } catch {
+        break
+      }
+      if (!st.isDirectory()) break
+      out.add(dir)
+      inodes?.set(dir, `${st.dev}:${st.ino}`)
+    }
+  }
+  // Why shallowest first: a bind of a parent made after its child's would cover the child's
+  return [...out].sort((a, b) => a.split(sep).length - b.split(sep).length)
 }
 
 /**
@@ -127,7 +169,10 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   ]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--bind', root, root)
-    for (const path of protectedBinds(policy).existing) args.push('--ro-bind', path, path)
+    const binds = protectedBinds(policy)
+    // Why before the read-only binds: each ancestor's bind would otherwise cover the entries beneath it
+    for (const dir of binds.ancestors) args.push('--bind', dir, dir)
+    for (const path of binds.existing) args.push('--ro-bind', path, path)
   } else if (coveredInside(policy.workspace) && !tmp) {
     args.push('--ro-bind', policy.workspace, policy.workspace)
   }
@@ -142,6 +187,8 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   if (tmp) args.push('--mount-tmp', ...(isInside('/tmp', policy.workspace) ? ['--mount-ro', policy.workspace] : []))
   if (inner) args.push(...launcherHideArgs(mounts))
   args.push(...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  // Why: bwrap bound each root by name; the launcher's rule on it must be on the directory the host resolved
+  if (policy.mode === 'workspace-write') args.push(...inodeArgs(policy.writableRoots))
   for (const root of policy.writableRoots) args.push('--rw', root)
   args.push(...net, '--', ...argv)
   return args

@@ -3,7 +3,8 @@
  * where user namespaces work but no system bwrap is installed: the same
  * view as the bwrap profile — the host read-only, nosuid and nodev, a
  * private /tmp, a fresh /proc, a minimal /dev, the writable roots bound
- * read-write and their existing protected entries read-only again, the
+ * read-write, the directories above nested protected entries bound onto
+ * themselves, and the existing protected entries read-only again, the
  * read policy's denied paths covered (hide-mounts.ts) — in
  * user, mount, PID and IPC namespaces (and network when it is off), with
  * the command as PID 2 under an init of the launcher, then Landlock and the seccomp
@@ -20,6 +21,7 @@ import { isProxied } from '../network/policy.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { bwrapUnenforced, coveredInside, protectedBinds } from './bwrap.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
+import { inodeArgs } from './inode-args.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockNsOptions {
@@ -31,11 +33,17 @@ export interface LandlockNsOptions {
 export function landlockNsArgs(launcher: string, argv: readonly string[], policy: ResolvedPolicy, mounts: HideMounts = hideMounts(policy)): string[] {
   const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits)]
   if (policy.mode === 'workspace-write') {
+    const binds = protectedBinds(policy)
+    // Why: each bind's source, the rules and the working directory are opened by name; each must be what was resolved here
+    args.push(...inodeArgs([policy.workspace, ...policy.writableRoots, ...binds.ancestors, ...binds.existing], binds.inodes))
     for (const root of policy.writableRoots) args.push('--mount-rw', root)
-    for (const path of protectedBinds(policy).existing) args.push('--mount-ro', path)
-  } else if (coveredInside(policy.workspace)) {
+    // Why each ancestor of a nested protected entry bound onto itself: a mount point cannot be renamed (EBUSY)
+    for (const dir of binds.ancestors) args.push('--mount-rw', dir)
+    for (const path of binds.existing) args.push('--mount-ro', path)
+  } else {
+    args.push(...inodeArgs([policy.workspace]))
     // Why: a workspace under /tmp is behind the private /tmp; elsewhere the read-only host shows it
-    args.push('--mount-ro', policy.workspace)
+    if (coveredInside(policy.workspace)) args.push('--mount-ro', policy.workspace)
   }
   // Why after the binds: a cover hides what they exposed (a denied path inside a writable root too)
   args.push(...launcherHideArgs(mounts))

@@ -5,7 +5,8 @@
  * restores them after (restore.ts): each existing protected entry whole,
  * except `.dsh` (the kernel writes its session logs there during the call)
  * and git directories, of which only what git runs or obeys is copied —
- * `config`, `config.worktree`, `hooks` and `info` — not objects, refs or
+ * `config`, `config.worktree`, `hooks`, `info` and `commondir` (absent
+ * ones too, so one created is removed) — not objects, refs or
  * the submodules' and worktrees' git directories (`modules`, `worktrees`),
  * which can be large. Those stay `protected-paths` in `unenforced`.
  */
@@ -14,7 +15,8 @@ import { basename, dirname, join } from 'node:path'
 import { policyProtected } from '../protected.js'
 import type { ResolvedPolicy } from '../types.js'
 
-const GIT_PARTS = ['config', 'config.worktree', 'hooks', 'info']
+// Why commondir: git takes config and hooks from the directory it names, so one planted there redirects both
+const GIT_PARTS = ['config', 'config.worktree', 'hooks', 'info', 'commondir']
 
 function kind(path: string): 'dir' | 'other' | undefined {
   try {
@@ -39,7 +41,8 @@ export function landlockSnapshot(policy: ResolvedPolicy): string[] {
     if (name === '.dsh' || !kind(path)) continue
     if (basename(dirname(path)) === '.git' && (name === 'modules' || name === 'worktrees')) continue
     if (isGitDir(path)) {
-      for (const part of GIT_PARTS) if (kind(join(path, part))) out.push(join(path, part))
+      // Why absent ones too: one the command creates (a commondir, hooks where there were none) is removed after
+      for (const part of GIT_PARTS) out.push(join(path, part))
       continue
     }
     out.push(path)

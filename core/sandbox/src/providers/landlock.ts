@@ -16,6 +16,7 @@ import type { CarvedRules } from './landlock-read.js'
 import { cachedCarve } from './landlock-read-cache.js'
 import { landlockSnapshot } from './landlock-restore.js'
 import { hideMounts, launcherHideArgs } from './hide-mounts.js'
+import { inodeArgs } from './inode-args.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { runProbeCommand } from '../probe-command.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -82,6 +83,9 @@ export function landlockCovers(policy: ResolvedPolicy, readRules: readonly strin
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
 export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[]; workspace?: boolean } = landlockReadRules(policy, readRules)): string[] {
   const args = [...(carved.args ?? []), ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
+  // Why: a root's rule is opened by name; it must be on the directory resolved here, not one swapped in since
+  const own = policy.mode === 'workspace-write' ? policy.writableRoots : [policy.workspace]
+  args.push(...inodeArgs(own))
   if (policy.mode === 'workspace-write') for (const root of policy.writableRoots) args.push('--rw', root)
   // a workspace under /tmp is not covered by the host rules; a carve that took the workspace in has its rules already
   else if (!carved.workspace) args.push('--ro', policy.workspace)

@@ -1,0 +1,50 @@
+/**
+ * The directories between a writable root and a nested protected entry,
+ * after a call, on a backend that could not keep them in place (Landlock
+ * alone: a rename is allowed wherever the root is writable, see
+ * docs/decisions/2026-12-02-protected-ancestors.md). An entry is put back
+ * by path, so the path must lead where the host will look: each directory
+ * on the way must be a real directory, never a link the command made
+ * (`mv sub subX; ln -s evil sub` would make `git -C sub` run `evil/.git`'s
+ * hooks, and a put-back written through it would land in `evil`). Where
+ * one is a link or a file now, the command made it: it is removed (the link
+ * itself, never what it names) and nothing is put back beneath it; where
+ * one is gone (moved away), nothing is made in its place. Either way
+ * nothing at the path the host knows holds what the command planted.
+ */
+import { lstatSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { isInside } from './policy.js'
+
+/** The directories strictly between the deepest root holding `path` and `path`, shallowest first. */
+export function ancestorsBelowRoot(path: string, roots: readonly string[]): string[] {
+  const root = roots.filter((r) => r !== path && isInside(r, path)).sort((a, b) => b.length - a.length)[0]
+  if (!root) return []
+  const chain: string[] = []
+  for (let dir = dirname(path); dir !== root && isInside(root, dir); dir = dirname(dir)) chain.unshift(dir)
+  return chain
+}
+
+export interface AncestorCheck {
+  /** every directory on the way is a real directory: the entry can be put back by path */
+  readonly intact: boolean
+  /** the links and files the command left in an ancestor's place, removed */
+  readonly removed: readonly string[]
+}
+
+/** Check (and clear) the way from the root to `path`; see the file's comment. */
+export function clearAncestors(path: string, roots: readonly string[]): AncestorCheck {
+  for (const dir of ancestorsBelowRoot(path, roots)) {
+    let st
+    try {
+      st = lstatSync(dir)
+    } catch {
+      return { intact: false, removed: [] }
+    }
+    if (st.isDirectory()) continue
+    // Why rmSync without recursion: a link is removed as a link, a file as a file; nothing is followed
+    rmSync(dir, { force: true })
+    return { intact: false, removed: [dir] }
+  }
+  return { intact: true, removed: [] }
+}
