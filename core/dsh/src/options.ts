@@ -6,6 +6,7 @@ import Schema from 'schemastery'
 import { KernelError, rejectUnknownKeys, SANDBOX_MODES, type SandboxMode } from '@dsh/kernel'
 import { DEFAULT_TIMEOUT_MS, presetList } from '@dsh/approval'
 import type { ToolsMode } from '@dsh/tools'
+import { MCP_DEFAULTS, type McpLimits } from './mcp/limits.js'
 
 export interface KernelOptions {
   tools?: { mode?: ToolsMode; code?: Record<string, number> }
@@ -28,6 +29,8 @@ export interface KernelOptions {
     /** `.git` read-only, or writable but for its hooks and config */
     git?: 'read-only' | 'commit'
   }
+  /** `dsh mcp`'s limits (read when it starts) */
+  mcp?: Partial<McpLimits>
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
   /** plugin (bundled short name, package name or path) → its config */
@@ -83,6 +86,12 @@ export const KernelOptionsSchema = Schema.object({
       .description('Relative paths kept read-only in every writable root, at its top and where they exist up to 3 directory levels below it, besides .git, .dsh, .claude, .codex and .mcp.json, which always are; an empty list adds none. Default: .vscode, .idea, .husky, .envrc, .gitmodules, .gitconfig, .npmrc, .bashrc, .bash_profile, .bash_login, .profile, .zshrc, .zshenv, .zprofile, .zlogin.'),
     git: Schema.union(['read-only', 'commit'] as const).default('read-only')
       .description('read-only: .git stays read-only as a whole, so confined commands cannot commit; commit: .git is writable except hooks, config, config.worktree, info, modules and worktrees, so git commit works.'),
+  }),
+  mcp: Schema.object({
+    maxMessageBytes: positive.default(MCP_DEFAULTS.maxMessageBytes).description('dsh mcp: the largest message read from the client, in bytes; a larger one is refused with a JSON-RPC error (-32600) and the server serves on.'),
+    maxConcurrentCalls: positive.default(MCP_DEFAULTS.maxConcurrentCalls).description('dsh mcp: tool calls running at once; more wait their turn (a cancelled one leaves the queue at once).'),
+    maxBytesInFlight: positive.default(MCP_DEFAULTS.maxBytesInFlight).description('dsh mcp: bytes of requests read but not answered plus answers not yet taken by the client; above it the server stops reading stdin until the client reads.'),
+    otelFlushTimeoutMs: positive.default(MCP_DEFAULTS.otelFlushTimeoutMs).description('dsh mcp --otel: how long the shutdown waits for the last spans to be exported, in ms; what is not sent by then is dropped, with one line on stderr.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   plugins: Schema.dict(Schema.any()),

@@ -24,6 +24,8 @@ import { auditLog } from './audit-log.js'
 import { elicitApproval } from './elicit-approval.js'
 import { lazyJsonSchemaValidator } from './json-schema-validator.js'
 import { answerWithInstructions } from './instructions.js'
+import { CallGate } from './call-gate.js'
+import { MCP_DEFAULTS } from './limits.js'
 import { trackProgress } from './progress.js'
 import { toCallToolResult } from './results.js'
 import { ToolListNotifier } from './tool-list.js'
@@ -37,7 +39,8 @@ declare module '@dsh/kernel' {
     'mcp/reloaded': { added: string[]; removed: string[]; changed: string[] }
     /** a reload that failed: the previous set stays */
     'mcp/reload-failed': { error: string }
-    'mcp/closed': { reason: string }
+    /** `abandoned`: the calls still running when the shutdown's grace ran out (their bodies ignored the cancellation) */
+    'mcp/closed': { reason: string; abandoned?: string[] }
   }
 }
 
@@ -48,6 +51,18 @@ export interface McpServerOptions {
   log?(line: string): void
   /** how long `close()` waits for cancelled calls to finish (default 5000 ms) */
   shutdownGraceMs?: number
+  /** tool calls running at once; more wait their turn (default 16) */
+  maxConcurrentCalls?: number
+  /**
+   * Waited for before each tool call starts, after its place among the running calls: the
+   * transport's flow control (`DshStdioTransport.admit`), so a client that does not read stalls its calls.
+   */
+  admit?(signal: AbortSignal): Promise<void> | undefined
+  /**
+   * Calls `done` once the request's answer is handed to the transport (`DshStdioTransport.afterAnswer`):
+   * a call keeps its place until its result counts as bytes in flight. Default: at once.
+   */
+  afterAnswer?(requestId: string | number, done: () => void): void
 }
 
 export interface DshMcpServer {
@@ -79,6 +94,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   const audit = auditLog(server, (error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
   let unfollow: (() => void) | undefined
   const scheduler = new ToolScheduler()
+  const gate = new CallGate(options.maxConcurrentCalls ?? MCP_DEFAULTS.maxConcurrentCalls)
   const closing = new AbortController()
   const running = new Set<Promise<unknown>>()
   /** MCP request id of each call in flight, for elicitations related to it */
@@ -144,7 +160,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
     const token = request.params._meta?.progressToken
-    const call = scheduler.run(tools().concurrency(name, args), async () => {
+    const run = () => scheduler.run(tools().concurrency(name, args), async () => {
       if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
       const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
       try {
@@ -153,6 +169,17 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
         progress.stop()
       }
     })
+    // a place among the calls running (mcp.maxConcurrentCalls) before the scheduler; a cancelled wait runs at once, and is recorded aborted
+    const call = (async () => {
+      const release = await gate.acquire(signal)
+      try {
+        await options.admit?.(signal)
+        return await run()
+      } finally {
+        if (options.afterAnswer) options.afterAnswer(extra.requestId, release)
+        else release()
+      }
+    })()
     running.add(call)
     try {
       return toCallToolResult(await call)
@@ -209,10 +236,11 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
       return (closed ??= (async () => {
         closing.abort(new Error(`the MCP server is closing: ${reason}`))
         await settle(options.shutdownGraceMs ?? 5000)
+        const abandoned = [...requestOf.keys()]
         fork.dispose()
         unfollow?.()
         if (session) {
-          await session.append('mcp/closed', { reason }).catch(() => {})
+          await session.append('mcp/closed', { reason, ...(abandoned.length ? { abandoned } : {}) }).catch(() => {})
           session.endTurn()
           // SessionEnd hooks and the like still append to the log before it closes
           await raw(kernel.ctx.sessions).end(session, { reason })
