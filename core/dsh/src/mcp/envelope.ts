@@ -96,6 +96,24 @@ export function checkMessage(value: unknown): Checked {
   return { ok: true, message: parsed.data, ...(id !== null ? { id } : {}) }
 }
 
+/**
+ * The SDK answers a request whose params its handler's schema refuses with `-32603` and the whole
+ * zod issue list (JSON, ~1 KB) as the message; JSON-RPC says `-32602`. Such an answer is rewritten
+ * on its way out, with the first issue only; every other answer is returned as it is.
+ */
+export function asParamsError<T extends { error?: { code: number; message: string } }>(answer: T): T {
+  const error = answer.error
+  if (!error || error.code !== ErrorCode.InternalError || !error.message.startsWith('[')) return answer
+  let issues: unknown
+  try {
+    issues = JSON.parse(error.message)
+  } catch {
+    return answer
+  }
+  if (!Array.isArray(issues) || !issues.length || !issues.every((i) => i && typeof i.message === 'string' && Array.isArray(i.path))) return answer
+  return { ...answer, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${firstIssue({ issues })}` } }
+}
+
 function unknownKey(value: Record<string, unknown>, known: ReadonlySet<string>): string | undefined {
   for (const key of Object.keys(value)) if (!known.has(key)) return key
   return undefined

@@ -17,7 +17,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { checkLine, type Refusal, type RequestId } from './envelope.js'
+import { asParamsError, checkLine, type Refusal, type RequestId } from './envelope.js'
 import { IdScanner } from './id-scan.js'
 
 export interface StdioLimits {
@@ -133,7 +133,10 @@ export class DshStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the MCP connection is closed'))
-    if (!('method' in message) && 'id' in message && message.id !== undefined) this.answered(message.id)
+    if (!('method' in message) && 'id' in message && message.id !== undefined) {
+      this.answered(message.id)
+      if ('error' in message) message = asParamsError(message)
+    }
     return this.write(JSON.stringify(message) + '\n')
   }
 
