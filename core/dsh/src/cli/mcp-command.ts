@@ -36,6 +36,11 @@ Options:
                        holder's pid
   -h, --help           show this help
 
+Limits (the mcp section of dsh.yml, docs/configuration.md): maxMessageBytes
+(10 MiB; a larger message is refused with a JSON-RPC error), maxConcurrentCalls
+(16), maxBytesInFlight (32 MiB; over it stdin is read no further until the
+client reads its answers), otelFlushTimeoutMs (1000).
+
 Exit codes: 0 after a clean shutdown (stdin closed, SIGTERM or SIGINT);
 2 bad usage, a configuration that cannot be loaded, or (with --otel) an
 OTEL_* value that cannot be honoured, or no session <id>, or one in use.

@@ -68,11 +68,6 @@ export class DshStdioTransport implements Transport {
     return this.pendingBytes + this.buffered()
   }
 
-  /** Whether stdin is paused for flow control. */
-  get stalled(): boolean {
-    return this.paused
-  }
-
   /**
    * Resolves once the bytes in flight are under the cap (at once if they are), or when `signal`
    * fires: a tool call waits here before it starts, so a client that does not read its answers
