@@ -36,9 +36,10 @@ const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }
 
 /**
  * ms from spawning `dsh mcp` until the answer to its first tools/list (sent once initialize is
- * answered); with `modules`, run with NODE_DEBUG=esm and also give the ES modules it loaded by then.
+ * answered); with `modules`, run with NODE_DEBUG=esm and also give the ES modules it loaded by then;
+ * with `sigint`, then SIGINT it and also give the ms until it exited (`shutdown`).
  */
-function mcpFirstList(cwd, modules = false, base = process.env) {
+function mcpFirstList(cwd, modules = false, base = process.env, sigint = false) {
   return new Promise((resolve, reject) => {
     const start = now()
     const env = modules ? { ...base, NODE_DEBUG: 'esm' } : base
@@ -64,9 +65,16 @@ function mcpFirstList(cwd, modules = false, base = process.env) {
         } else if (message.id === 2) {
           const elapsed = now() - start
           answered = true
-          child.stdin.end()
           if (!Array.isArray(message.result?.tools)) return reject(new Error(`tools/list answered ${line}`))
-          resolve({ elapsed, tools: message.result.tools.length, modules: [...loaded] })
+          const result = { elapsed, tools: message.result.tools.length, modules: [...loaded] }
+          if (!sigint) {
+            child.stdin.end()
+            return resolve(result)
+          }
+          // DESIGN §16.1: gone within 100 ms of SIGINT, its session log closed
+          const stopped = now()
+          child.once('exit', () => resolve({ ...result, shutdown: now() - stopped }))
+          child.kill('SIGINT')
         }
       }
     })
@@ -81,6 +89,7 @@ export async function run() {
     const node = []
     const mcp = []
     const exec = []
+    const shutdown = []
     // `dsh mcp` runs where there is no dsh.yml; `dsh exec` is given one in a directory beside it
     const bare = join(dir, 'bare')
     const configured = join(dir, 'configured')
@@ -110,6 +119,7 @@ export async function run() {
       const m = await mcpFirstList(bare)
       // `ls` of an empty workspace: in process, no sandbox; the call's cost is the pipeline's
       const e = await spawnToExit([DSH, 'exec', 'ls', JSON.stringify({ path: configured }), '--config', config], configured)
+      const s = await mcpFirstList(bare, false, process.env, true)
       const plain = extraCerts && { n: await spawnToExit(['-e', '0'], bare, extraCerts), m: await mcpFirstList(bare, false, extraCerts) }
       tools = m.tools
       if (i >= WARMUP) {
@@ -117,6 +127,7 @@ export async function run() {
         floor.push(f)
         mcp.push(m.elapsed)
         exec.push(e)
+        shutdown.push(s.shutdown)
         if (plain) {
           nodePlain.push(plain.n)
           mcpPlain.push(plain.m.elapsed)
@@ -130,6 +141,7 @@ export async function run() {
     return [
       { name: 'cli.startup_ms', value: median(mcp), unit: 'ms', target: '<= 150 ms (+110 ms over node -e 0)', baseline, note: `spawn \`dsh mcp\` (no config, ${tools} tools) until its first tools/list answer (${times(mcp, 110)}); median of ${SAMPLES}${withoutCerts}` },
       { name: 'cli.startup_floor_ms', value: median(floor), unit: 'ms', baseline, note: `node reading and compiling, not running, ${compiled} \`dsh mcp\` loads before its first tools/list answer (${times(floor)}); median of ${SAMPLES}` },
+      { name: 'cli.mcp_shutdown_ms', value: median(shutdown), unit: 'ms', target: '<= 100 ms', note: `\`dsh mcp\` (no config) after its first tools/list answer: SIGINT to exit, the session closed (${Math.round(Math.min(...shutdown))}–${Math.round(Math.max(...shutdown))} ms); median of ${SAMPLES}` },
       { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '<= 200 ms (+160 ms over node -e 0)', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec, 160)}); median of ${SAMPLES}` },
     ]
   } finally {

@@ -7,6 +7,7 @@ import { KernelError, rejectUnknownKeys, SANDBOX_MODES, type SandboxMode } from 
 import { DEFAULT_TIMEOUT_MS, presetList } from '@dsh/approval'
 import type { ToolsMode } from '@dsh/tools'
 import { DEFAULT_LIMITS } from '@dsh/sandbox'
+import { MCP_DEFAULTS, type McpLimits } from './mcp/limits.js'
 
 export interface KernelOptions {
   tools?: { mode?: ToolsMode; code?: Record<string, number> }
@@ -31,6 +32,8 @@ export interface KernelOptions {
     /** resource limits of every confined command (each unset one keeps its default) */
     limits?: { processes?: number; memoryBytes?: number; fileSizeBytes?: number; cpuSeconds?: number; openFiles?: number }
   }
+  /** `dsh mcp`'s limits (read when it starts) */
+  mcp?: Partial<McpLimits>
   /** the kernel's data directory (default `.dsh`) */
   dataDir?: string
   /** let confined commands and the file tools read the data directory (default false: it is read-denied) */
@@ -97,6 +100,12 @@ export const KernelOptionsSchema = Schema.object({
       cpuSeconds: limit.default(DEFAULT_LIMITS.cpuSeconds).description('CPU time of each process, in seconds (RLIMIT_CPU).'),
       openFiles: limit.default(DEFAULT_LIMITS.openFiles).description('Open file descriptors of each process (RLIMIT_NOFILE).'),
     }).description('Resource limits of every confined command, set by the launcher before exec (soft and hard alike); each one left out keeps its default.'),
+  }),
+  mcp: Schema.object({
+    maxMessageBytes: positive.default(MCP_DEFAULTS.maxMessageBytes).description('dsh mcp: the largest message read from the client, in bytes; a larger one is refused with a JSON-RPC error (-32600) and the server serves on.'),
+    maxConcurrentCalls: positive.default(MCP_DEFAULTS.maxConcurrentCalls).description('dsh mcp: tool calls running at once; more wait their turn (a cancelled one leaves the queue at once).'),
+    maxBytesInFlight: positive.default(MCP_DEFAULTS.maxBytesInFlight).description('dsh mcp: bytes of requests read but not answered plus answers not yet taken by the client; above it the server stops reading stdin until the client reads.'),
+    otelFlushTimeoutMs: positive.default(MCP_DEFAULTS.otelFlushTimeoutMs).description('dsh mcp --otel: how long the shutdown waits for the last spans to be exported, in ms; what is not sent by then is dropped, with one line on stderr.'),
   }),
   dataDir: Schema.string().default('.dsh').description('The kernel\'s data directory (session logs, spill files), relative to the config file.'),
   dataDirReadable: Schema.boolean().default(false).description('Whether confined commands and the file tools may read the data directory. Default false: it is read-denied (the session logs hold every result, secrets included), except this session\'s spill files for read.'),

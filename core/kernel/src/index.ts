@@ -1,4 +1,5 @@
 export * from './errors.js'
+export * from './quote.js'
 export * from './config-keys.js'
 export * from './vocabulary.js'
 export * from './json.js'

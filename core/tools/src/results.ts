@@ -3,10 +3,12 @@
  * becomes an error result with a closed code.
  */
 import type { JsonValue, ResultErrorCode } from '@dsh/kernel'
-import { deepFreeze, snapshot } from '@dsh/kernel'
+import { capErrorText, deepFreeze, ERROR_TEXT_LIMIT, snapshot } from '@dsh/kernel'
 import type { ContentBlock, ToolOutput, ToolResult } from './types.js'
 
 export function errorResult(callId: string, name: string, code: ResultErrorCode, message: string): ToolResult {
+  // Why a cap: a message that echoes a caller's 9 MB argument would be a 9 MB answer (text and error both)
+  if (message.length > ERROR_TEXT_LIMIT) message = capErrorText(message)
   return { callId, name, isError: true, content: [{ type: 'text', text: message }], error: { code, message } }
 }
 

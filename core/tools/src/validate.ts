@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv'
-import { snapshot } from '@dsh/kernel'
+import { clipInput, quoteInput, snapshot } from '@dsh/kernel'
 import { validate as validateDraft07 } from './json-schema-meta.generated.js'
 import type { JsonSchema } from './types.js'
 
@@ -108,8 +108,9 @@ export function compileCheck(schema: JsonSchema, subject = 'arguments'): Argumen
     if (validate(args)) return undefined
     const error = validate.errors?.[0]
     if (!error) return subject === 'arguments' ? 'arguments do not match the schema' : `${subject} does not match the schema`
-    const where = error.instancePath ? `${subject}${error.instancePath.replace(/\//g, '.')}` : subject
-    const extra = error.keyword === 'additionalProperties' ? ` (${JSON.stringify((error.params as any).additionalProperty)})` : ''
+    // the path and the key are the caller's text: quoted, and cut (a key can be megabytes long)
+    const where = error.instancePath ? `${subject}${clipInput(error.instancePath.replace(/\//g, '.'))}` : subject
+    const extra = error.keyword === 'additionalProperties' ? ` (${quoteInput(String((error.params as any).additionalProperty))})` : ''
     return `${where} ${error.message ?? 'is invalid'}${extra}`
   }
   if (key !== undefined) compiled.set(key, check)

@@ -10,6 +10,8 @@
  */
 import { closeSync, constants as O, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
+// the path is the model's text, quoted in the refusal: cut (a path longer than PATH_MAX fails right here)
+import { clipInput } from '@dsh/kernel'
 
 // Why: without /proc (macOS) the checks fall back to realpath before and after the open (docs/threat-model.md)
 const PROC_FD = (() => {
@@ -45,14 +47,14 @@ export function resolveTarget(workspace: string, input: unknown, field: string):
   try {
     return { real: realpathSync(abs), exists: true, missing: [] }
   } catch (error) {
-    if (errno(error) !== 'ENOENT' && errno(error) !== 'ENOTDIR') throw new PathRefused(`${input}: ${errno(error) ?? error}`)
+    if (errno(error) !== 'ENOENT' && errno(error) !== 'ENOTDIR') throw new PathRefused(`${clipInput(input)}: ${errno(error) ?? error}`)
   }
   let link: Stats | undefined
   try {
     link = lstatSync(abs)
   } catch {}
   // Why refuse: writing through a dangling link would create its target, wherever it points
-  if (link?.isSymbolicLink()) throw new PathRefused(`${input} is a symbolic link to a path that does not exist`)
+  if (link?.isSymbolicLink()) throw new PathRefused(`${clipInput(input)} is a symbolic link to a path that does not exist`)
   const missing = [basename(abs)]
   for (let dir = dirname(abs); ; dir = dirname(dir)) {
     try {
@@ -62,7 +64,7 @@ export function resolveTarget(workspace: string, input: unknown, field: string):
       return { real: join(real, ...parts), exists: false, missing: parts.slice(0, -1).map((_, i) => join(real, ...parts.slice(0, i + 1))) }
     } catch (error) {
       if (error instanceof PathRefused) throw error
-      if (dir === dirname(dir)) throw new PathRefused(`no existing directory above ${input}`)
+      if (dir === dirname(dir)) throw new PathRefused(`no existing directory above ${clipInput(input)}`)
       missing.push(basename(dir))
     }
   }

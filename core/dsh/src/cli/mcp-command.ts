@@ -36,13 +36,33 @@ Options:
                        holder's pid
   -h, --help           show this help
 
+Limits (the mcp section of dsh.yml, docs/configuration.md): maxMessageBytes
+(10 MiB; a larger message is refused with a JSON-RPC error), maxConcurrentCalls
+(16), maxBytesInFlight (32 MiB; over it stdin is read no further until the
+client reads its answers), otelFlushTimeoutMs (1000).
+
 Exit codes: 0 after a clean shutdown (stdin closed, SIGTERM or SIGINT);
 2 bad usage, a configuration that cannot be loaded, or (with --otel) an
 OTEL_* value that cannot be honoured, or no session <id>, or one in use.
 `
 
-/** After shutdown, a tool body that ignores its cancellation must not keep the process alive. */
-const EXIT_GRACE_MS = 1000
+/**
+ * After shutdown, what is still written to stdout and stderr gets this long to leave; then the process
+ * exits. Short: a client that stopped us and does not read must not hold the exit (DESIGN §16.1: 100 ms).
+ */
+const EXIT_FLUSH_MS = 50
+
+/** Resolves once every stream has flushed what it holds, or after `ms`. */
+function flushed(streams: NodeJS.WritableStream[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms
+  return new Promise((resolve) => {
+    const check = () => {
+      if (Date.now() >= deadline || streams.every((s) => !(s as { writableLength?: number }).writableLength)) resolve()
+      else setTimeout(check, 5)
+    }
+    check()
+  })
+}
 
 export const mcpCommand: Command = {
   summary: 'serve the tools to an MCP client over stdio (--config, --watch)',
@@ -75,7 +95,9 @@ export const mcpCommand: Command = {
     // loaded only now: --help and usage errors need none of the kernel
     const { runMcpServer } = await import('../mcp/run.js')
     const code = await runMcpServer({ configFile, watch: values.watch, otel: values.otel, resume: values.session })
-    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref()
-    return code
+    // the session log is closed: nothing left may hold the process — a tool body that ignored its
+    // cancellation, an export to a collector that hangs, a pool's idle sandbox (DESIGN §16.1: 100 ms)
+    await flushed([process.stdout, process.stderr], EXIT_FLUSH_MS)
+    process.exit(code)
   },
 }

@@ -12,6 +12,8 @@ import { describeError, raw } from '@dsh/kernel'
 import { commandOptions, configNotice } from '../default-set.js'
 import { createKernel, type Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
+import { mcpLimits } from './limits.js'
+import { rateLimitedLog } from './rate-limited-log.js'
 import { loadPlugin } from '../load-plugin.js'
 import { importPlugin } from '../plugins.js'
 import { lockSession, type SessionLock } from '../sessions/lock.js'
@@ -31,6 +33,9 @@ export interface RunMcpOptions {
   resume?: string
 }
 
+/** How long the shutdown waits for cancelled calls to end (DESIGN §16.1: the process is gone within 100 ms). */
+const SHUTDOWN_GRACE_MS = 50
+
 const log = (line: string) => {
   process.stderr.write(`${line}\n`)
 }
@@ -41,7 +46,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   const stdout = claimStdout()
   // Why started here and awaited later: the SDK (zod's schemas) loads while the kernel starts, and
   // its evaluation fills the time the kernel waits for the sandbox probe's process
-  const protocol = Promise.all([import('./server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')])
+  const protocol = Promise.all([import('./server.js'), import('./stdio-transport.js')])
   protocol.catch(() => {})
   let kernel: Kernel
   let modules: Awaited<typeof protocol>
@@ -98,10 +103,18 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   } catch (error) {
     return refuse(describeError(error))
   }
-  const [{ createMcpServer }, { StdioServerTransport }] = modules
+  const [{ createMcpServer }, { DshStdioTransport }] = modules
+  const limits = mcpLimits(kernel.options.mcp)
+  // a client can send malformed messages as fast as it likes: what is said about them is rate-limited
+  const report = rateLimitedLog((line) => log(`dsh mcp: ${line}`), { what: 'refused messages' })
+  const transport = new DshStdioTransport(process.stdin, stdout.stream, { ...limits, buffered: stdout.buffered, report })
+  transport.onerror = (error) => log(`dsh mcp: ${describeError(error)}`)
   // Why only with --watch: without it nothing is reloaded while the server runs, and no call pays the stats
   const guard = options.watch && options.configFile ? new ReloadGuard() : undefined
-  const mcp = createMcpServer(kernel, { log, sessionId, calls: guard })
+  const mcp = createMcpServer(kernel, {
+    log, sessionId, calls: guard, maxConcurrentCalls: limits.maxConcurrentCalls, shutdownGraceMs: SHUTDOWN_GRACE_MS,
+    admit: (signal) => transport.admit(signal), afterAnswer: (id, done) => transport.afterAnswer(id, done),
+  })
   let watcher: ConfigWatcher | undefined
   if (guard && options.configFile) {
     const file = options.configFile
@@ -144,8 +157,6 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   process.once('SIGINT', onInt)
   process.stdout.on('error', onStdoutError)
 
-  const transport = new StdioServerTransport(process.stdin, stdout.stream)
-  transport.onerror = (error) => log(`dsh mcp: ${describeError(error)}`)
   let reason = 'the server failed to start'
   try {
     await mcp.connect(transport)
@@ -162,8 +173,9 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     process.stdout.off('error', onStdoutError)
     // the log is closed with the kernel: only then may another server take the session
     lock.release()
-    // after the kernel: the spans of the calls cancelled at shutdown are exported too
-    await tracing?.shutdown().catch((error) => log(`dsh mcp: flushing traces: ${describeError(error)}`))
+    report.flush()
+    // after the kernel: the spans of the calls cancelled at shutdown are exported too, within the flush's bound
+    await tracing?.shutdown(limits.otelFlushTimeoutMs).catch((error) => log(`dsh mcp: flushing traces: ${describeError(error)}`))
     stdout.release()
   }
   return 0

@@ -14,7 +14,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { ForkScope } from 'cordis'
 import { describeError, raw, type Session } from '@dsh/kernel'
-import type { ToolResult } from '@dsh/tools'
 import { ToolScheduler, type ToolService } from '@dsh/tools'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/system-prompt'
@@ -25,6 +24,8 @@ import { auditLog } from './audit-log.js'
 import { elicitApproval } from './elicit-approval.js'
 import { lazyJsonSchemaValidator } from './json-schema-validator.js'
 import { answerWithInstructions } from './instructions.js'
+import { CallGate } from './call-gate.js'
+import { MCP_DEFAULTS } from './limits.js'
 import { trackProgress } from './progress.js'
 import { RawArguments } from './raw-arguments.js'
 import { toCallToolResult } from './results.js'
@@ -41,7 +42,8 @@ declare module '@dsh/kernel' {
     'mcp/reload-failed': { error: string }
     /** a reload not applied because a watched file holds what a call left (reload-guard.ts): the previous set stays */
     'mcp/reload-refused': { files: string[]; calls: string[]; reason: string }
-    'mcp/closed': { reason: string }
+    /** `abandoned`: the calls still running when the shutdown's grace ran out (their bodies ignored the cancellation) */
+    'mcp/closed': { reason: string; abandoned?: string[] }
   }
 }
 
@@ -54,6 +56,18 @@ export interface McpServerOptions {
   shutdownGraceMs?: number
   /** told of every call before it is scheduled and once it settled (`--watch`'s ReloadGuard) */
   calls?: CallWindow
+  /** tool calls running at once; more wait their turn (default 16) */
+  maxConcurrentCalls?: number
+  /**
+   * Waited for before each tool call starts, after its place among the running calls: the
+   * transport's flow control (`DshStdioTransport.admit`), so a client that does not read stalls its calls.
+   */
+  admit?(signal: AbortSignal): Promise<void> | undefined
+  /**
+   * Calls `done` once the request's answer is handed to the transport (`DshStdioTransport.afterAnswer`):
+   * a call keeps its place until its result counts as bytes in flight. Default: at once.
+   */
+  afterAnswer?(requestId: string | number, done: () => void): void
 }
 
 /** What `--watch` needs to know of the calls: `enter` may hold a call back while a reload reads. */
@@ -93,6 +107,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   const audit = auditLog(server, (error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
   let unfollow: (() => void) | undefined
   const scheduler = new ToolScheduler()
+  const gate = new CallGate(options.maxConcurrentCalls ?? MCP_DEFAULTS.maxConcurrentCalls)
   const closing = new AbortController()
   const running = new Set<Promise<unknown>>()
   /** MCP request id of each call in flight, for elicitations related to it */
@@ -160,26 +175,39 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     const signal = AbortSignal.any([extra.signal, closing.signal])
     requestOf.set(callId, extra.requestId)
     const token = request.params._meta?.progressToken
-    // only with --watch: a reload that reads meanwhile holds the call back here
-    if (options.calls) await options.calls.enter(callId, name)
-    let call: Promise<ToolResult> | undefined
-    try {
-      call = scheduler.run(tools().concurrency(name, args), async () => {
-        if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
-        const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
+    const run = () => scheduler.run(tools().concurrency(name, args), async () => {
+      if (token === undefined) return kernel.execute({ callId, name, arguments: args, session: own, signal })
+      const progress = trackProgress(token, (notification) => extra.sendNotification(notification), (error) => log(`dsh mcp: could not send progress for ${callId}: ${describeError(error)}`))
+      try {
+        return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
+      } finally {
+        progress.stop()
+      }
+    })
+    // a place among the calls running (mcp.maxConcurrentCalls) before the scheduler; a cancelled wait runs at once, and is recorded aborted
+    const call = (async () => {
+      const release = await gate.acquire(signal)
+      try {
+        await options.admit?.(signal)
+        // only with --watch: a reload that reads meanwhile holds the call back here
+        if (options.calls) await options.calls.enter(callId, name)
         try {
-          return await kernel.execute({ callId, name, arguments: args, session: own, signal, onProgress: progress.report })
+          return await run()
         } finally {
-          progress.stop()
+          // after the call settled, its sandbox's put-back included: the guard compares what it left
+          options.calls?.leave(callId)
         }
-      })
-      running.add(call)
+      } finally {
+        if (options.afterAnswer) options.afterAnswer(extra.requestId, release)
+        else release()
+      }
+    })()
+    running.add(call)
+    try {
       return toCallToolResult(await call)
     } finally {
-      if (call) running.delete(call)
+      running.delete(call)
       requestOf.delete(callId)
-      // after the call settled, its sandbox's put-back included: the guard compares what it left
-      options.calls?.leave(callId)
     }
   })
 
@@ -237,10 +265,11 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
       return (closed ??= (async () => {
         closing.abort(new Error(`the MCP server is closing: ${reason}`))
         await settle(options.shutdownGraceMs ?? 5000)
+        const abandoned = [...requestOf.keys()]
         fork.dispose()
         unfollow?.()
         if (session) {
-          await session.append('mcp/closed', { reason }).catch(() => {})
+          await session.append('mcp/closed', { reason, ...(abandoned.length ? { abandoned } : {}) }).catch(() => {})
           session.endTurn()
           // SessionEnd hooks and the like still append to the log before it closes
           await raw(kernel.ctx.sessions).end(session, { reason })

@@ -9,6 +9,8 @@ import { Writable } from 'node:stream'
 export interface ClaimedStdout {
   /** the only writer that still reaches the real stdout */
   readonly stream: Writable
+  /** bytes written to `stream` and not yet flushed to the real stdout */
+  buffered(): number
   /** give stdout back (after the server is closed) */
   release(): void
 }
@@ -30,6 +32,8 @@ export function claimStdout(stdout: NodeJS.WriteStream = process.stdout, stderr:
   let released = false
   return {
     stream,
+    // the chunk being written is counted by both streams: an overcount of one chunk, never an undercount
+    buffered: () => stream.writableLength + stdout.writableLength,
     release() {
       if (released) return
       released = true

@@ -5,18 +5,26 @@
  * context manager and the W3C propagators). Imported only with `--otel`: the
  * SDK is not loaded at all otherwise.
  */
-import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api'
+import { diag, DiagLogLevel } from '@opentelemetry/api'
+import { setGlobalErrorHandler } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { readTracingEnv, type TracingEnv } from './env.js'
+import { boundedShutdown, exportFailureLine, shortDiagLogger } from './report.js'
+import { rateLimitedLog } from '../mcp/rate-limited-log.js'
 
 export interface Tracing {
   /** what was set up, for the log line */
   readonly summary: string
-  /** flush what is batched and stop exporting */
-  shutdown(): Promise<void>
+  /**
+   * Flush what is batched and stop exporting, for at most `timeoutMs`
+   * (default 1000): spans not exported by then are dropped, said in one line.
+   */
+  shutdown(timeoutMs?: number): Promise<void>
 }
+
+export const DEFAULT_FLUSH_TIMEOUT_MS = 1000
 
 const LOG_LEVELS: Record<TracingEnv['logLevel'], DiagLogLevel> = {
   none: DiagLogLevel.NONE,
@@ -32,11 +40,14 @@ const LOG_LEVELS: Record<TracingEnv['logLevel'], DiagLogLevel> = {
  * Start tracing from the process's environment (the SDK packages read it too);
  * throws `INVALID_CONFIG` naming a variable it cannot honour.
  */
-export function startTracing(): Tracing {
+export function startTracing(write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Tracing {
   const settings = readTracingEnv(process.env)
   if (settings.disabled) return { summary: 'tracing disabled (OTEL_SDK_DISABLED=true)', shutdown: async () => {} }
-  // export failures (an unreachable collector) are reported by the SDK through diag: on stderr
-  diag.setLogger(new DiagConsoleLogger(), { logLevel: LOG_LEVELS[settings.logLevel], suppressOverrideMessage: true })
+  // a collector that is down fails every export: one short line each, at most a few every ten seconds
+  const report = rateLimitedLog((line) => write(`dsh mcp: traces: ${line}`), { what: 'trace export messages' })
+  // export failures reach the global error handler (the SDK's default prints each as a JSON stack)
+  setGlobalErrorHandler((error) => report(exportFailureLine(error)))
+  diag.setLogger(shortDiagLogger(report), { logLevel: LOG_LEVELS[settings.logLevel], suppressOverrideMessage: true })
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'dsh' }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the default name
@@ -49,8 +60,9 @@ export function startTracing(): Tracing {
   const exporters = settings.exporters.length ? settings.exporters.join(', ') : 'none'
   return {
     summary: `tracing to ${exporters} as ${String(resource.attributes['service.name'])}`,
-    async shutdown() {
-      await provider.shutdown()
+    async shutdown(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS) {
+      await boundedShutdown(() => provider.shutdown(), timeoutMs, report)
+      report.flush()
     },
   }
 }

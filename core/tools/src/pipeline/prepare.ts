@@ -4,7 +4,7 @@
  * the caller may not execute (the code-mode collapse), arguments that fail the
  * schema — and freeze what was accepted.
  */
-import { describeError, freezeSnapshot, NotJsonError, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
+import { clipInput, describeError, freezeSnapshot, NotJsonError, quoteInput, snapshot, type JsonObject, type JsonValue } from '@dsh/kernel'
 import { errorResult } from '../results.js'
 import type { ResultErrorCode } from '@dsh/kernel'
 import { executionOf, type Call, type Finalizer, type PipelineEnv, type Prepared } from './state.js'
@@ -54,7 +54,7 @@ export function prepare(env: PipelineEnv, call: Call): Prepared {
   if (input.parent !== undefined && !call.parent) return refused(call, finalizer, 'DENIED', 'the parent token is not one the kernel issued')
   if (!materialized.ok) return refused(call, finalizer, 'INVALID_ARGS', `TypeError: ${materialized.problem}`)
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return refused(call, finalizer, 'INVALID_ARGS', 'arguments must be a JSON object')
-  if (!entry) return refused(call, finalizer, 'UNKNOWN_TOOL', `unknown tool ${JSON.stringify(name)}`)
+  if (!entry) return refused(call, finalizer, 'UNKNOWN_TOOL', `unknown tool ${typeof name === 'string' ? quoteInput(name) : clipInput(String(JSON.stringify(name)))}`)
 
   const problem = env.registry.checkOf(entry)(args)
   if (problem) return refused(call, finalizer, 'INVALID_ARGS', `${name}: ${problem}`)

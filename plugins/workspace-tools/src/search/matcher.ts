@@ -11,6 +11,7 @@
  * match covers every line it spans.
  */
 import type { RE2JS } from 're2js'
+import { clipInput, quoteInput } from '@dsh/kernel'
 import { re2js } from './libraries.js'
 
 export interface Pattern {
@@ -31,7 +32,8 @@ export function compilePattern(source: string, options: { ignoreCase: boolean; m
     if (options.multiline) return { whole: RE2JS.compile(source, base | RE2JS.MULTILINE | RE2JS.DOTALL) }
     return { whole: RE2JS.compile(source, base | RE2JS.MULTILINE), line: RE2JS.compile(source, base) }
   } catch (error) {
-    throw new PatternError(`pattern ${JSON.stringify(source)} is not a valid regular expression (RE2 syntax, as ripgrep): ${(error as Error).message}`)
+    // RE2's message quotes the pattern again: both cut, a pattern can be megabytes long
+    throw new PatternError(`pattern ${quoteInput(source)} is not a valid regular expression (RE2 syntax, as ripgrep): ${clipInput((error as Error).message, 2 * 120)}`)
   }
 }
 

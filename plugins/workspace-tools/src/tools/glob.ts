@@ -10,6 +10,7 @@ import { lstatSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
+import { quoteInput } from '@dsh/kernel'
 import { areaFor, readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused } from '../paths.js'
@@ -27,7 +28,7 @@ interface Args {
 
 /** Split a pattern into the directory it names before its first glob character and the rest. */
 function splitPattern(pattern: string): { base: string; glob: string } {
-  if (pattern.split(/[\\/]/).includes('..')) throw new PathRefused(`pattern ${JSON.stringify(pattern)} has a ".." segment; pass the directory as path instead`)
+  if (pattern.split(/[\\/]/).includes('..')) throw new PathRefused(`pattern ${quoteInput(pattern)} has a ".." segment; pass the directory as path instead`)
   const scan = picomatch().scan(pattern)
   if (!scan.isGlob) return { base: '', glob: pattern }
   return { base: scan.base, glob: scan.glob }
