@@ -5,7 +5,7 @@
  * when the mode's default decided) and why.
  */
 import type { JsonObject } from '@dsh/kernel'
-import { decideBash, type PartResult } from './bash-decide.js'
+import { decideBash, mightMeet, type PartResult } from './bash-decide.js'
 import type { PermissionMode, Preset } from './modes.js'
 import { toolPath } from './path-pattern.js'
 import { isReadOnlyCommand } from './read-only-commands.js'
@@ -161,12 +161,7 @@ function decideBashCall(facts: CallFacts, env: DecideEnv): Outcome {
     if (env.preset === 'never' || env.mode === 'dontAsk' || env.mode === 'plan') return { ...outcome, decision: 'deny', reason: `${outcome.reason}; mode ${env.mode}${env.preset ? `, approval policy "${env.preset}"` : ''} does not escalate` }
     return outcome
   }
-  if (part.verdict === 'unknown') {
-    const reason = `Bash: ${part.reason ?? 'the command cannot be read'}`
-    // no-ask modes cannot prove a deny rule does not apply: with Bash deny rules they deny
-    if (env.mode === 'bypassPermissions' && hasBashDeny(env.set)) return { decision: 'deny', reason: `${reason}; a deny rule might apply` }
-    return noAsk({ decision: 'ask', reason }, env, false)
-  }
+  if (part.verdict === 'unknown') return unknownCommand(part, env)
   if (part.verdict === 'ask') return byRule(part.rule!, env)
   if (part.verdict === 'allow') {
     if (part.rule) return byRule(part.rule, env)
@@ -175,7 +170,26 @@ function decideBashCall(facts: CallFacts, env: DecideEnv): Outcome {
   return byMode(facts, env, undefined)
 }
 
-function hasBashDeny(set: RuleSet): boolean {
-  const deny = set.bash.deny
-  return deny.any.length > 0 || deny.byHead.size > 0 || deny.general.length > 0
+/** Advice that goes with an ask about a command the rules cannot read: how not to be asked again. */
+const REMEDY = 'write the program names literally so the rules can read them, or approve the call (with no approver it is denied)'
+
+/**
+ * A command some part of which cannot be known before the run. A deny or ask
+ * rule it might meet is named and decides — the command asks, or is denied
+ * where nothing asks (bypassPermissions, dontAsk, "never"): no preset or mode
+ * lets it past a rule unasked. With no such rule, the mode and preset decide
+ * as for any command no rule names.
+ */
+function unknownCommand(part: PartResult, env: DecideEnv): Outcome {
+  const reason = `Bash: ${part.reason ?? 'the command cannot be read'}`
+  const deny = mightMeet(env.set.bash.deny, part.programs)
+  if (deny) {
+    const why = `${reason}, and the deny rule ${deny.text} (${deny.source}) might apply`
+    if (env.preset === 'never' || env.mode === 'dontAsk' || env.mode === 'bypassPermissions') return { decision: 'deny', rule: deny, reason: `${why}; mode ${env.mode}${env.preset ? `, approval policy "${env.preset}"` : ''} does not ask, so it is denied; ${REMEDY}` }
+    return { decision: 'ask', rule: deny, reason: `${why}; ${REMEDY}` }
+  }
+  if (part.rule) return byRule(part.rule, env)
+  const ask = mightMeet(env.set.bash.ask, part.programs)
+  if (ask) return noAsk({ decision: 'ask', rule: ask, reason: `${reason}, and the ask rule ${ask.text} (${ask.source}) might apply; ${REMEDY}` }, env, true)
+  return noAsk({ decision: 'ask', reason }, env, false)
 }
