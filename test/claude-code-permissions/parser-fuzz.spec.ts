@@ -26,7 +26,7 @@ function bashAccepts(text: string): boolean {
   return run.status === 0
 }
 
-const deciders = new Map(MARKERS.map((marker) => [marker, decider({ allow: ['Bash'], deny: [`Bash(${marker}:*)`] }, { preset: 'on-request' })]))
+const deciders = new Map(MARKERS.map((marker) => [marker, decider({ allow: ['mcp__dsh__bash'], deny: [`Bash(${marker}:*)`] }, { preset: 'on-request' })]))
 
 describe.skipIf(!hasBash)('the parser against bash -n', () => {
   it('a program bash would run meets its deny rule wherever it is placed', () => {

@@ -87,7 +87,7 @@ describe('a literal denied program behind syntax the grammar used to miss', () =
   }
 
   it('words after a redirection are arguments: an argument-level deny is not stepped around', () => {
-    const d = decider({ allow: ['Bash'], deny: ['Bash(rm -rf *)', 'Bash(git push --force *)'] })
+    const d = decider({ allow: ['mcp__dsh__bash'], deny: ['Bash(rm -rf *)', 'Bash(git push --force *)'] })
     for (const command of ['rm 2>x -rf /', 'rm >x -rf /', 'rm -r 2>&1 -f /', 'rm >&2 -rf /', 'cat <<E 2>x && rm &>y -rf /\nE', 'git push 2>/dev/null --force origin', 'rm <<E -rf /\nE']) {
       expect(d.bash(command).decision, command).toBe('deny')
     }

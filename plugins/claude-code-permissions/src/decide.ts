@@ -27,6 +27,8 @@ export interface Outcome {
 export interface CallFacts {
   /** the name rules see (after `toolNames`) */
   tool: string
+  /** dsh's own name for the tool (`bash`): rules for `mcp__dsh__<name>` and `mcp__dsh` apply to it */
+  name?: string
   args: Readonly<JsonObject>
   /** the tool declares it only reads (`annotations.readOnlyHint`), or is the `run_code` transport */
   readOnly: boolean
@@ -83,11 +85,21 @@ function hostOf(args: Readonly<JsonObject>): string | null | undefined {
   }
 }
 
-function toolRules(set: RuleSet, tool: string): CompiledRule[][] {
+/** The name a client calling dsh over MCP (Claude Code, with dsh configured as `dsh`) gives dsh's tool. */
+export const DSH_SERVER = 'mcp__dsh'
+
+function toolRules(set: RuleSet, tool: string, name: string | undefined): CompiledRule[][] {
   const names = [...ruleToolsFor(tool)]
   const mcp = /^mcp__([A-Za-z0-9_-]+?)__/.exec(tool)
   if (mcp) names.push(`mcp__${mcp[1]}`)
-  return names.map((name) => set.byTool.get(name)).filter((lists) => lists !== undefined).flatMap((lists) => LISTS.map((list) => lists![list]))
+  if (name !== undefined) names.push(`${DSH_SERVER}__${name}`, DSH_SERVER)
+  return names.map((each) => set.byTool.get(each)).filter((lists) => lists !== undefined).flatMap((lists) => LISTS.map((list) => lists![list]))
+}
+
+/** The first rule of `list` written for dsh's tool by its MCP name, or for the whole dsh server. */
+function dshRule(set: RuleSet, name: string | undefined, list: 'allow' | 'ask' | 'deny'): CompiledRule | undefined {
+  if (name === undefined) return undefined
+  return set.byTool.get(`${DSH_SERVER}__${name}`)?.[list][0] ?? set.byTool.get(DSH_SERVER)?.[list][0]
 }
 
 export function decide(facts: CallFacts, env: DecideEnv): Outcome {
@@ -105,7 +117,7 @@ function decideByRules(facts: CallFacts, env: DecideEnv): Outcome {
   const resolved = pathTool ? toolPath(pathArgument(facts.tool, facts.args), env.workspace) : undefined
   const paths = resolved === undefined ? undefined : pathsOf(resolved)
   const host = hostOf(facts.args)
-  const lists = toolRules(env.set, facts.tool)
+  const lists = toolRules(env.set, facts.tool, facts.name)
   for (const list of LISTS) {
     for (const rules of lists) {
       for (const rule of rules) {
@@ -151,8 +163,12 @@ function decideBashCall(facts: CallFacts, env: DecideEnv): Outcome {
   const command = facts.args.command
   if (typeof command !== 'string') return { decision: 'deny', reason: 'Bash: the command is not a string' }
   const escalate = facts.args.sandbox_permissions === 'require_escalated'
+  // `mcp__dsh__bash` / `mcp__dsh` rules are about every command of dsh's bash
+  const deny = dshRule(env.set, facts.name, 'deny')
+  if (deny) return byRule(deny, env)
   const part: PartResult = decideBash(command, env.set, env.preset === 'untrusted' ? isReadOnlyCommand : undefined)
   if (part.verdict === 'deny') return byRule(part.rule!, env)
+  const ask = dshRule(env.set, facts.name, 'ask')
   if (escalate) {
     // Codex's on-request: the model asks to leave the sandbox's mode for this one command, with its reason
     const justification = typeof facts.args.justification === 'string' && facts.args.justification ? facts.args.justification : 'no justification given'
@@ -161,12 +177,15 @@ function decideBashCall(facts: CallFacts, env: DecideEnv): Outcome {
     if (env.preset === 'never' || env.mode === 'dontAsk' || env.mode === 'plan') return { ...outcome, decision: 'deny', reason: `${outcome.reason}; mode ${env.mode}${env.preset ? `, approval policy "${env.preset}"` : ''} does not escalate` }
     return outcome
   }
-  if (part.verdict === 'unknown') return unknownCommand(part, env)
+  if (part.verdict === 'unknown') return unknownCommand(ask && !part.rule ? { ...part, rule: ask } : part, env)
+  if (ask) return byRule(ask, env)
   if (part.verdict === 'ask') return byRule(part.rule!, env)
   if (part.verdict === 'allow') {
     if (part.rule) return byRule(part.rule, env)
     return { decision: 'allow', reason: 'approval policy "untrusted": every part is a read-only command' }
   }
+  const allow = part.verdict === 'none' ? dshRule(env.set, facts.name, 'allow') : undefined
+  if (allow) return byRule(allow, env)
   return byMode(facts, env, undefined)
 }
 
