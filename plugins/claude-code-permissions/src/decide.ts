@@ -10,11 +10,14 @@ import type { PermissionMode, Preset } from './modes.js'
 import { toolPath } from './path-pattern.js'
 import { isReadOnlyCommand } from './read-only-commands.js'
 import { LISTS, type CompiledRule, type RuleSet } from './ruleset.js'
-import { EDIT_TOOLS, pathArgument, READ_ONLY_TOOLS, ruleToolsFor } from './tool-kinds.js'
+import { CLAUDE_TOOLS, EDIT_TOOLS, pathArgument, READ_ONLY_TOOLS, ruleToolsFor } from './tool-kinds.js'
 import { realpathSync } from 'node:fs'
 import { relative, isAbsolute, sep } from 'node:path'
 
 export type Decision = 'allow' | 'ask' | 'deny'
+
+/** The tools a `Read(...)` deny covers beside the readers (NotebookEdit is not one, as in Claude Code). */
+const READ_DENY_COVERS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit'])
 
 export interface Outcome {
   decision: Decision
@@ -93,13 +96,25 @@ function toolRules(set: RuleSet, tool: string, name: string | undefined): Compil
   const mcp = /^mcp__([A-Za-z0-9_-]+?)__/.exec(tool)
   if (mcp) names.push(`mcp__${mcp[1]}`)
   if (name !== undefined) names.push(`${DSH_SERVER}__${name}`, DSH_SERVER)
-  return names.map((each) => set.byTool.get(each)).filter((lists) => lists !== undefined).flatMap((lists) => LISTS.map((list) => lists![list]))
+  const lists = names.map((each) => set.byTool.get(each)).filter((lists) => lists !== undefined).flatMap((lists) => LISTS.map((list) => lists![list]))
+  const globs = globRules(set, tool, name)
+  if (globs.length) lists.push(globs)
+  return lists
+}
+
+/** The tool-name glob rules that take the call: by dsh's MCP name for the tool, or by a name that is not a built-in's. */
+function globRules(set: RuleSet, tool: string, name: string | undefined): CompiledRule[] {
+  if (!set.globs.length) return []
+  const names = name === undefined ? [] : [`${DSH_SERVER}__${name}`]
+  // a glob over the built-in names (`B*`) is about the client's own tools, as a bare built-in name is
+  if (!CLAUDE_TOOLS.has(tool)) names.push(tool)
+  return set.globs.filter((rule) => names.some((each) => rule.toolGlob!.test(each)))
 }
 
 /** The first rule of `list` written for dsh's tool by its MCP name, or for the whole dsh server. */
 function dshRule(set: RuleSet, name: string | undefined, list: 'allow' | 'ask' | 'deny'): CompiledRule | undefined {
   if (name === undefined) return undefined
-  return set.byTool.get(`${DSH_SERVER}__${name}`)?.[list][0] ?? set.byTool.get(DSH_SERVER)?.[list][0]
+  return set.byTool.get(`${DSH_SERVER}__${name}`)?.[list][0] ?? set.byTool.get(DSH_SERVER)?.[list][0] ?? globRules(set, 'Bash', name).find((rule) => rule.list === list)
 }
 
 export function decide(facts: CallFacts, env: DecideEnv): Outcome {
@@ -118,6 +133,11 @@ function decideByRules(facts: CallFacts, env: DecideEnv): Outcome {
   const paths = resolved === undefined ? undefined : pathsOf(resolved)
   const host = hostOf(facts.args)
   const lists = toolRules(env.set, facts.tool, facts.name)
+  // a Read deny also blocks editing and writing the same path (creating a file there too), as Claude Code documents since v2.1.208/228
+  if (READ_DENY_COVERS.has(facts.tool)) {
+    const readDeny = env.set.byTool.get('Read')?.deny
+    if (readDeny?.length) lists.unshift(readDeny)
+  }
   for (const list of LISTS) {
     for (const rules of lists) {
       for (const rule of rules) {
