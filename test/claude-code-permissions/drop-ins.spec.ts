@@ -25,8 +25,8 @@ describe('managed-settings.d drop-ins', () => {
       [base]: settings({ allow: ['Bash(make)'], defaultMode: 'dontAsk' }),
       'etc/managed-settings.d/10-security.json': settings({ deny: ['Bash(make clean)'], defaultMode: 'plan' }),
       'etc/managed-settings.d/90-override.json': settings({ defaultMode: 'bypassPermissions' }),
-      'etc/managed-settings.d/.hidden.json': settings({ deny: ['Bash'] }),
-      'etc/managed-settings.d/notes.txt': settings({ deny: ['Bash'] }),
+      'etc/managed-settings.d/.hidden.json': settings({ deny: ['Bash(ls)'] }),
+      'etc/managed-settings.d/notes.txt': settings({ deny: ['Bash(ls)'] }),
     })
     const dir = join(k.dir, 'etc/managed-settings.d')
     expect(withDropIns(join(k.dir, base))).toEqual([join(dir, '90-override.json'), join(dir, '10-security.json'), join(k.dir, base)])
@@ -39,7 +39,7 @@ describe('managed-settings.d drop-ins', () => {
       ['allow', 'Bash(make)', join(k.dir, base)],
     ])
     expect((await k.call('bash', { command: 'make clean' })).error?.code).toBe('DENIED')
-    // the hidden fragment's deny of every Bash call is not read
+    // the hidden fragment's deny of ls is not read
     expect((await k.call('bash', { command: 'ls' })).isError).toBe(false)
 
     // a fragment added later applies to the next call

@@ -60,7 +60,7 @@ describe('an ask from a permission mode', () => {
   })
 
   it('no ask (allowed by a rule): DENIED with the reason and the way to allow it, never TOOL_FAILED', async () => {
-    const { k } = await kernel([rules({ permissions: { allow: ['Write', 'Edit'] } })])
+    const { k } = await kernel([rules({ permissions: { allow: ['mcp__dsh__write', 'mcp__dsh__edit'] } })])
     const result = await k.call('write', { file_path: join(k.dir, 'a.txt'), content: 'hello' })
     expect(result.error?.code).toBe('DENIED')
     expect(result.error?.message).toMatch(/write needs the sandbox mode workspace-write \(to write inside the workspace\), and this call would run under read-only/)
@@ -69,7 +69,7 @@ describe('an ask from a permission mode', () => {
   })
 
   it('a session already in workspace-write writes without escalating', async () => {
-    const { k, asked } = await kernel([rules({ permissions: { allow: ['Write'] } })], 'approved')
+    const { k, asked } = await kernel([rules({ permissions: { allow: ['mcp__dsh__write'] } })], 'approved')
     await k.ctx.sandbox.setMode(k.session, 'workspace-write')
     expect((await k.call('write', { file_path: join(k.dir, 'a.txt'), content: 'x' })).isError).toBe(false)
     expect(asked).toHaveLength(0)

@@ -8,6 +8,9 @@ import type { JsonObject } from '@dsh/kernel'
 export const WORKSPACE = '/work/project'
 export const HOME = '/home/user'
 
+/** dsh's tool behind each Claude Code name, as the plugin passes it (so `mcp__dsh__<tool>` rules apply) */
+export const DSH_NAME: Readonly<Record<string, string>> = { Bash: 'bash', Read: 'read', Write: 'write', Edit: 'edit', Grep: 'grep', Glob: 'glob', LS: 'ls', WebFetch: 'web_fetch' }
+
 export interface Decider {
   (tool: string, args: JsonObject): Outcome
   bash(command: string, extra?: JsonObject): Outcome
@@ -17,7 +20,7 @@ export function decider(permissions: InlinePermissions, options: { mode?: Permis
   const workspace = options.workspace ?? WORKSPACE
   const set = compileRuleSet([{ source: INLINE, root: options.root ?? workspace, permissions }], { workspace, home: HOME, extraTools: new Set() })
   const run = (tool: string, args: JsonObject) =>
-    decide({ tool, args, readOnly: options.readOnly ?? false }, { set, mode: options.mode ?? set.defaultMode?.mode ?? 'default', preset: options.preset, workspace, directories: [workspace, ...set.additionalDirectories] })
+    decide({ tool, name: Object.hasOwn(DSH_NAME, tool) ? DSH_NAME[tool] : tool, args, readOnly: options.readOnly ?? false }, { set, mode: options.mode ?? set.defaultMode?.mode ?? 'default', preset: options.preset, workspace, directories: [workspace, ...set.additionalDirectories] })
   return Object.assign(run, { bash: (command: string, extra: JsonObject = {}) => run('Bash', { command, ...extra }) })
 }
 

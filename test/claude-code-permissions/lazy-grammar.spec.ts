@@ -19,7 +19,7 @@ afterEach(async () => {
 describe('the shell grammar', () => {
   it('is not loaded by decisions about other tools, nor by permissions/check of one; the first Bash decision loads it and reads the command', async () => {
     k = await permissionsKernel()
-    await k.plug({ permissions: { allow: ['Read', 'Bash(git status)'], deny: ['Bash(rm:*)', 'Write'] } })
+    await k.plug({ permissions: { allow: ['mcp__dsh__read', 'Bash(git status)'], deny: ['Bash(rm:*)', 'mcp__dsh__write'] } })
     expect((await k.call('read', { file_path: 'a.txt' })).isError).toBe(false)
     expect((await k.call('write', { file_path: 'x', content: '' })).error?.code).toBe('DENIED')
     expect(await k.ctx.serial('permissions/check', 'read', { file_path: 'a.txt' })).toMatchObject({ decision: 'allow' })

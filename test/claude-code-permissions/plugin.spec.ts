@@ -55,7 +55,7 @@ describe('decisions in the pipeline', () => {
 
   it('an allow rule never lifts a later listener\'s deny or a guard\'s', async () => {
     k = await permissionsKernel()
-    await k.plug({ permissions: { allow: ['Bash', 'Write'] } })
+    await k.plug({ permissions: { allow: ['mcp__dsh__bash', 'mcp__dsh__write'] } })
     k.ctx.plugin({ name: 'later-deny', apply: (ctx) => ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'bash' ? { kind: 'deny', reason: 'a later listener says no' } : next())) })
     k.ctx.plugin({ name: 'guard', inject: ['tools'], apply: (ctx) => ctx.tools.guard((exec) => (exec.name === 'write' ? 'a guard says no' : undefined)) })
     expect((await k.call('bash', { command: 'ls' })).error?.message).toContain('a later listener says no')

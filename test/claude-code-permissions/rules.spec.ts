@@ -8,11 +8,15 @@ import { decider, HOME, WORKSPACE } from './helpers.js'
 beforeAll(() => loadShellParser())
 
 describe('Bash specifiers', () => {
-  it('a bare tool name and Bash(*) match every command', () => {
-    for (const rule of ['Bash', 'Bash(*)']) {
+  it('a rule for dsh\'s bash by its MCP name (or the whole dsh server) matches every command; a bare Bash or Bash(*) is about the client\'s own Bash', () => {
+    for (const rule of ['mcp__dsh__bash', 'mcp__dsh', 'mcp__dsh__*']) {
       const d = decider({ allow: [rule] })
       expect(d.bash('anything at all').decision).toBe('allow')
       expect(d.bash('anything at all').rule?.text).toBe(rule)
+    }
+    for (const rule of ['Bash', 'Bash(*)']) {
+      expect(decider({ deny: [rule] }).bash('anything at all').decision).toBe('ask')
+      expect(decider({ allow: [rule] }).bash('anything at all').rule).toBeUndefined()
     }
   })
 
@@ -163,7 +167,7 @@ describe('modes', () => {
   })
 
   it('plan: only read-only tools; others denied with a reason, even when a rule allows', () => {
-    const d = decider({ defaultMode: 'plan', allow: ['Bash(ls)', 'Write'] })
+    const d = decider({ defaultMode: 'plan', allow: ['Bash(ls)', 'mcp__dsh__write'] })
     expect(d('Read', { file_path: 'a' }).decision).toBe('allow')
     const bash = d.bash('ls')
     expect(bash.decision).toBe('deny')

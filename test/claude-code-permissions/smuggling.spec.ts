@@ -10,7 +10,7 @@ import { decider } from './helpers.js'
 beforeAll(() => loadShellParser())
 
 const allowed = decider({ allow: ['Bash(git status:*)', 'Bash(npm test:*)', 'Bash(echo:*)', 'Bash(ls:*)'] })
-const denied = decider({ allow: ['Bash'], deny: ['Bash(rm -rf *)', 'Bash(curl:*)', 'Bash(git push --force *)'] })
+const denied = decider({ allow: ['mcp__dsh__bash'], deny: ['Bash(rm -rf *)', 'Bash(curl:*)', 'Bash(git push --force *)'] })
 
 describe('behind an allowed prefix: never allowed', () => {
   const cases = [

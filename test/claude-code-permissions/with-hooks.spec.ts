@@ -34,7 +34,7 @@ for (const order of ['rules first', 'hooks first'] as const) {
     }
 
     it('a hook\'s deny stands against an allow rule', async () => {
-      const k = await setUp('deny', { allow: ['Bash'] })
+      const k = await setUp('deny', { allow: ['mcp__dsh__bash'] })
       const result = await k.call('bash', { command: 'ls' })
       expect(result.error?.code).toBe('DENIED')
       expect(result.error?.message).toContain('the hook says deny')
@@ -42,7 +42,7 @@ for (const order of ['rules first', 'hooks first'] as const) {
     })
 
     it('a hook\'s ask still asks under an allow rule', async () => {
-      const k = await setUp('ask', { allow: ['Bash'] })
+      const k = await setUp('ask', { allow: ['mcp__dsh__bash'] })
       const asked = k.answer('denied')
       expect((await k.call('bash', { command: 'ls' })).error?.code).toBe('DENIED')
       expect(asked.map((request) => request.reason)).toEqual([expect.stringContaining('the hook says ask')])

@@ -28,6 +28,13 @@ export interface PartResult {
   verdict: Verdict
   rule?: CompiledRule
   reason?: string
+  /**
+   * For `unknown`: the programs the part may run, when only its arguments are
+   * unknown (a deny rule for another program cannot be what it runs); absent
+   * when the program itself is not known before the run. `rule` on an
+   * `unknown` is an ask rule another part (or the known words) met.
+   */
+  programs?: readonly string[]
 }
 
 const RANK: Record<Verdict, number> = { allow: 0, none: 1, ask: 2, unknown: 3, deny: 4 }
@@ -135,17 +142,29 @@ function decideScript(script: string, set: RuleSet, depth: number, presetAllow?:
   if (analysis.kind === 'unparseable') return { verdict: 'unknown', reason: analysis.reason }
   const { commands } = analysis
   if (!commands.length) return { verdict: 'none' }
+  let unknown: PartResult | undefined
+  let asked: PartResult | undefined
   let worst: PartResult | undefined
   let first: PartResult | undefined
   for (const command of commands) {
     const part = decidePart(command, set, depth, presetAllow)
-    first ??= part
-    if (!worst || RANK[part.verdict] > RANK[worst.verdict]) worst = part
     // nothing outranks a deny
     if (part.verdict === 'deny') return part
+    first ??= part
+    if (part.verdict === 'unknown') unknown = unknown ? { ...unknown, programs: merged(unknown.programs, part.programs), rule: unknown.rule ?? part.rule } : part
+    else if (part.verdict === 'ask') asked ??= part
+    else if (!worst || RANK[part.verdict] > RANK[worst.verdict]) worst = part
   }
+  // an unknown part keeps what the others asked for: its programs are all the rules may not see, and an ask rule that matched still asks
+  if (unknown) return asked && !unknown.rule ? { ...unknown, rule: asked.rule } : unknown
+  if (asked) return asked
   // every part allowed: the first part's rule is the one recorded
   return worst!.verdict === 'allow' ? first! : worst!
+}
+
+/** The programs two unknown parts may run: absent (any) when either may run any. */
+function merged(a: readonly string[] | undefined, b: readonly string[] | undefined): readonly string[] | undefined {
+  return a && b ? [...new Set([...a, ...b])] : undefined
 }
 
 function decidePart(command: Part, set: RuleSet, depth: number, presetAllow?: PresetAllow): PartResult {
@@ -165,10 +184,12 @@ function decidePart(command: Part, set: RuleSet, depth: number, presetAllow?: Pr
   }
   if (inner?.verdict === 'deny') return inner
 
-  if (facts.name === null) return { verdict: 'unknown', reason: 'the command name is not known before the run' }
-  if (inner?.verdict === 'unknown') return inner
-  if (!facts.known) return { verdict: 'unknown', reason: `${facts.bare.replaceAll(UNKNOWN_WORD, '…')}: an argument is not known before the run` }
+  // an ask rule met by what is known of the part still asks when the rest is unknown
   const asked = match(set.bash.ask, facts, true)
+  const unknown = (result: PartResult): PartResult => (asked && !result.rule ? { ...result, rule: asked } : result)
+  if (facts.name === null) return unknown({ verdict: 'unknown', reason: 'the command name is not known before the run' })
+  if (inner?.verdict === 'unknown') return unknown(inner)
+  if (!facts.known) return unknown({ verdict: 'unknown', reason: `${facts.bare.replaceAll(UNKNOWN_WORD, '…')}: an argument is not known before the run`, programs: facts.heads })
   if (asked) return { verdict: 'ask', rule: asked }
   if (inner?.verdict === 'ask') return inner
   const allowed = match(set.bash.allow, facts, false)
@@ -176,6 +197,25 @@ function decidePart(command: Part, set: RuleSet, depth: number, presetAllow?: Pr
   if (wrapped && wrapped.kind !== 'unknown' && wrapped.transparent && inner?.verdict === 'allow') return inner
   if (presetAllow && !facts.hasAssignments && presetAllow(command.words as string[])) return { verdict: 'allow' }
   return { verdict: 'none' }
+}
+
+/**
+ * The first rule of `index` that a part we cannot read might meet at run
+ * time: any rule when the program is unknown, else one for those programs (or
+ * one whose program is a pattern). The floor under every preset: what the
+ * rules might deny is never let through unasked.
+ */
+export function mightMeet(index: BashIndex, programs: readonly string[] | undefined): CompiledRule | undefined {
+  if (index.any.length) return index.any[0]
+  if (programs === undefined) {
+    for (const rules of index.byHead.values()) if (rules.length) return rules[0]
+    return index.general[0]
+  }
+  for (const program of programs) {
+    const rules = index.byHead.get(program)
+    if (rules?.length) return rules[0]
+  }
+  return index.general[0]
 }
 
 /** Deny and ask rules see every text and the flags as a set; allow rules the full text as written. */

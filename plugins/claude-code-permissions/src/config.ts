@@ -47,5 +47,5 @@ export const Config: Schema<Config> = Schema.object({
   workspace: Schema.string().description('The workspace: ./ and bare rule paths start here. Default: the sandbox service\'s workspace.'),
   home: Schema.string().description('The home directory for ~/ rule paths and the user settings file. Default: the user\'s home.'),
   toolNames: Schema.dict(Schema.string().min(1)).default({})
-    .description('Our tool name → the tool name rules see, over the built-in table (bash → Bash, read → Read, …).'),
+    .description('Our tool name → the tool name rules see, over the built-in table (bash → Bash, read → Read, …). Rules for mcp__dsh__<our name> and mcp__dsh apply too; a bare built-in name ("Bash", "Read") is about the client\'s own tool and decides none of ours.'),
 }) as Schema<Config>

@@ -9,7 +9,9 @@
  *   file's `.claude/` (the workspace for inline rules and the managed file);
  * - `./path` and a bare `path` — from the workspace. A bare pattern without a
  *   slash (`*.env`, `.env`) matches at any depth below its base, as in
- *   `.gitignore`; `./.env` only the workspace's own `.env`.
+ *   `.gitignore`; `./.env` only the workspace's own `.env`. A bare
+ *   one-directory pattern (`secrets/**`) in a deny or ask rule matches that
+ *   directory at any depth; in an allow rule only the workspace's own.
  *
  * A path outside a pattern's base never matches it. Deny and ask patterns
  * compare case-insensitively (a case-insensitive file system opens `.ENV`
@@ -27,6 +29,9 @@ export interface PathBases {
 }
 
 export type PathMatcher = (absolute: string) => boolean
+
+/** `name/**`: a single directory segment and everything below it */
+const ONE_DIRECTORY = /^[^/]+\/\*\*$/
 
 export function compilePathPattern(specifier: string, bases: PathBases, caseInsensitive: boolean): PathMatcher {
   // deny and ask treat any path as possibly a directory; allow only one that is
@@ -47,7 +52,8 @@ export function compilePathPattern(specifier: string, bases: PathBases, caseInse
     pattern = `/${specifier.slice(2)}`
   } else {
     base = bases.workspace
-    pattern = specifier
+    // a deny or ask for a bare one-segment directory (`secrets/**`) means that directory at any depth, as Claude Code documents; an allow means the workspace's own
+    pattern = caseInsensitive && ONE_DIRECTORY.test(specifier) ? `**/${specifier}` : specifier
   }
   // `dir/` in gitignore means the directory and so everything below it
   const matcher: Ignore = ignore({ ignorecase: caseInsensitive }).add(pattern)

@@ -129,7 +129,7 @@ async function prepare(ctx: Context, config: Config) {
       const mode = modeOf()
       const tool = toolName(name)
       const readOnly = name === 'run_code' || tools.get(name)?.annotations?.readOnlyHint === true
-      const outcome = decide({ tool, args, readOnly }, { set, mode, preset: config.preset, workspace, directories: [workspace, ...set.additionalDirectories] })
+      const outcome = decide({ tool, name, args, readOnly }, { set, mode, preset: config.preset, workspace, directories: [workspace, ...set.additionalDirectories] })
       return { outcome, mode, tool }
     },
     view(): PermissionView {

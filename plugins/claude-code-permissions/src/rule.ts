@@ -19,9 +19,15 @@ export interface ParsedRule {
   kind: SpecifierKind
   /** absent: every use of the tool */
   specifier?: string
+  /** a tool-name glob (`*`, `mcp__*`, `mcp__github__get_*`): the whole name it matches */
+  toolGlob?: RegExp
+  /** the glob starts with a literal `mcp__<server>__`: only then may it allow */
+  anchored?: boolean
 }
 
-const SHAPE = /^([A-Za-z][A-Za-z0-9_*-]*)(?:\(([\s\S]*)\))?$/
+const SHAPE = /^([A-Za-z*][A-Za-z0-9_*-]*)(?:\(([\s\S]*)\))?$/
+/** a glob allow rules may use: a literal `mcp__<server>__` before the first `*` */
+const ANCHORED_GLOB = /^mcp__[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*__/
 const MCP = /^mcp__([A-Za-z0-9_-]+?)(?:__([A-Za-z0-9_*-]+))?$/
 
 /** Parse a rule; a string is the reason it cannot be used. `extraTools` are names `toolNames` maps to. */
@@ -34,6 +40,12 @@ export function parseRule(text: unknown, extraTools: ReadonlySet<string>): Parse
   if (rawSpecifier !== undefined && /[()]/.test(rawSpecifier) && !balanced(rawSpecifier)) return 'has unbalanced parentheses'
   const specifier = rawSpecifier === undefined || rawSpecifier === '*' ? undefined : rawSpecifier
   if (rawSpecifier !== undefined && rawSpecifier.trim() === '') return 'has an empty specifier'
+  // `*`, `mcp__*`, `mcp__github__get_*`: a glob over the whole tool name (mcp__server and mcp__server__* stay server rules)
+  if (tool.includes('*') && !/^mcp__[A-Za-z0-9_-]+?__\*$/.test(tool)) {
+    if (specifier !== undefined) return 'a tool-name glob takes no specifier'
+    const toolGlob = new RegExp(`^${tool.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`)
+    return { text, tool, kind: 'none', toolGlob, ...(ANCHORED_GLOB.test(tool) ? { anchored: true } : {}) }
+  }
 
   if (tool.startsWith('mcp__')) {
     const mcp = MCP.exec(tool)

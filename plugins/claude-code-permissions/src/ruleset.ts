@@ -14,9 +14,13 @@ import { compileBashPattern, type BashPattern } from './bash-pattern.js'
 import { isMode, MODES, type PermissionMode } from './modes.js'
 import { compilePathPattern, type PathBases, type PathMatcher } from './path-pattern.js'
 import { parseRule, type ParsedRule, type RuleList } from './rule.js'
+import { CLAUDE_TOOLS } from './tool-kinds.js'
 
 export const INLINE = 'inline'
 export const LISTS: readonly RuleList[] = ['deny', 'ask', 'allow']
+
+/** Tools whose path rules Claude Code accepts but does not consult (v2.1.210): use Edit(…) and Read(…) */
+const PATH_RULES_UNREAD: ReadonlySet<string> = new Set(['Write', 'NotebookEdit', 'Glob', 'MultiEdit'])
 
 /** One source's `permissions` value, as read. */
 export interface PermissionSource {
@@ -54,6 +58,15 @@ export interface RuleSet {
   additionalDirectories: string[]
   /** a `disableBypassPermissionsMode: "disable"` seen in any source */
   bypassDisabled: boolean
+  /**
+   * Rules naming a Claude Code built-in tool with no specifier (`"Bash"`,
+   * `"Read"`, `"WebFetch(*)"`): they are about the client's own tool, which
+   * dsh's tools stand in for, and never decide a call of dsh's (see
+   * docs/decisions/2026-12-02-rules-for-the-client-and-for-dsh.md).
+   */
+  clientOnly: CompiledRule[]
+  /** tool-name glob rules (`*`, `mcp__*`); an allow glob not anchored at `mcp__<server>__` is not among them, as Claude Code skips it */
+  globs: CompiledRule[]
 }
 
 function fail(source: string, path: string, message: string): never {
@@ -82,6 +95,8 @@ export function compileRuleSet(sources: readonly PermissionSource[], options: Co
     bash: { deny: emptyIndex(), ask: emptyIndex(), allow: emptyIndex() },
     additionalDirectories: [],
     bypassDisabled: false,
+    clientOnly: [],
+    globs: [],
   }
   const rules: CompiledRule[] = []
   for (const { source, root, permissions } of sources) {
@@ -144,6 +159,17 @@ function compileRule(parsed: ParsedRule, list: RuleList, source: string, path: s
 }
 
 function index(set: RuleSet, rule: CompiledRule): void {
+  // Claude Code checks file paths against Read and Edit rules only: an allow with a path for Write, Glob, … is never consulted (a deny or ask still is here: it can only refuse)
+  if (rule.list === 'allow' && rule.specifier !== undefined && PATH_RULES_UNREAD.has(rule.tool)) return
+  if (rule.toolGlob) {
+    if (rule.list !== 'allow' || rule.anchored) set.globs.push(rule)
+    return
+  }
+  // `deny: ["Bash"]` switches Claude Code's own Bash off so that it uses dsh's: it must not switch dsh's off too
+  if (rule.specifier === undefined && CLAUDE_TOOLS.has(rule.tool)) {
+    set.clientOnly.push(rule)
+    return
+  }
   if (rule.kind === 'command' && rule.tool === 'Bash') {
     const target = set.bash[rule.list]
     if (!rule.bash) target.any.push(rule)

@@ -53,7 +53,7 @@ export const Config: Schema<Config> = Schema.object({
   onError: Schema.union(['deny', 'ignore'] as const).default('deny')
     .description('A hook that gives no answer (cannot start, 126/127, killed, timed out, malformed JSON) denies, or is ignored.'),
   toolNames: Schema.dict(Schema.string().min(1)).default({})
-    .description('Our tool name → the tool name hooks see, over the built-in table (bash → Bash, ...).'),
+    .description('Our tool name → the tool name hooks see, over the built-in table (bash → Bash, ...). A matcher taking mcp__dsh__<our name> takes the tool too; a hook runs once per call.'),
   workspace: Schema.string().description('The project directory (default: the current directory).'),
   writableRoots: Schema.array(Schema.string()).default([])
     .description('Directories besides the workspace that confined commands may write.'),

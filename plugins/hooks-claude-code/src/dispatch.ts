@@ -7,6 +7,7 @@
  * deny > ask > allow. The notice events decide nothing: their hooks' failures
  * are recorded and their answers read as no decision.
  */
+import { clientToolName } from './mcp-names.js'
 import type { Session } from '@dsh/kernel'
 import type { Execution, ToolResult } from '@dsh/tools'
 import { cut, invokedEvent, resultEvent, type HookCall } from './audit.js'
@@ -64,6 +65,8 @@ export interface HookSubject {
   signal?: AbortSignal
   /** the value the matchers test */
   match: string
+  /** other names of the same subject a matcher may take (dsh's tool as an MCP client names it) */
+  also?: readonly string[]
   /** the call the event is about, if any */
   call?: HookCall
   /** the JSON the hooks read on stdin */
@@ -128,15 +131,20 @@ async function runOne(env: DispatchEnv, spec: HookSpec, subject: HookSubject, in
 export const NO_HOOKS: Decided = Object.freeze({ kind: 'none' })
 
 /** Whether `event` has work: a hook whose matcher takes `match`, or a settings problem to report (and under `deny`, refuse by). */
-export function hasWork(snapshot: Snapshot, event: HookEvent, match: string): boolean {
-  return snapshot.problems.length > 0 || snapshot.hooks.some((hook) => hook.event === event && hook.matcher(match))
+export function hasWork(snapshot: Snapshot, event: HookEvent, match: string, also: readonly string[] = []): boolean {
+  return snapshot.problems.length > 0 || snapshot.hooks.some((hook) => hook.event === event && takes(hook, match, also))
+}
+
+/** A hook runs once for its subject, whichever of the subject's names its matcher takes. */
+function takes(hook: Snapshot['hooks'][number], match: string, also: readonly string[]): boolean {
+  return hook.matcher(match) || also.some((name) => hook.matcher(name))
 }
 
 /** The combined decision of every hook of `event` whose matcher takes the subject (`none` when none does). */
 export async function runHooks(env: DispatchEnv, event: HookEvent, subject: HookSubject, snapshot = env.refresh()): Promise<Decided> {
   const problem = await checkProblems(env, snapshot, event, subject.session)
   if (problem) return problem
-  const hooks = unique(snapshot.hooks.filter((hook) => hook.event === event && hook.matcher(subject.match)), env.defaultTimeout)
+  const hooks = unique(snapshot.hooks.filter((hook) => hook.event === event && takes(hook, subject.match, subject.also ?? [])), env.defaultTimeout)
   if (!hooks.length) return NO_HOOKS
   const input = JSON.stringify(subject.input)
   const verdicts = await Promise.all(hooks.map((hook) => runOne(env, hook, subject, input)))
@@ -152,11 +160,14 @@ export async function runHooks(env: DispatchEnv, event: HookEvent, subject: Hook
 export function runEvent(env: DispatchEnv, event: HookEvent, exec: Execution, result?: ToolResult): Decided | Promise<Decided> {
   const snapshot = env.refresh()
   const toolName = env.toolName(exec.name)
-  if (!hasWork(snapshot, event, toolName)) return NO_HOOKS
+  // a hook written for the name Claude Code calls dsh's tool by (`mcp__dsh__bash`) applies here too
+  const also = [clientToolName(exec.name)]
+  if (!hasWork(snapshot, event, toolName, also)) return NO_HOOKS
   return runHooks(env, event, {
     session: exec.session,
     signal: exec.signal,
     match: toolName,
+    also,
     call: { callId: exec.callId, tool: exec.name, toolName },
     input: hookInput(event, exec, toolName, env.workspace, result),
   }, snapshot)

@@ -19,6 +19,7 @@ import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from
 import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
 import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
+import { hookRunsTwice } from './mcp-names.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
 import { describeSandbox, ledgerReader, protectFiles, refusal, type SandboxLike } from './protect.js'
@@ -59,9 +60,27 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
   store.init()
 
   const logger = ctx.logger('hooks-claude-code')
+  const twice = new Set<string>()
+  // said once per hook: it runs in the client on its call to dsh's tool, and again here
+  const sayTwice = (snapshot: Snapshot) => {
+    for (const hook of snapshot.hooks) {
+      const key = `${hook.source}\0${hook.path}`
+      // a catch-all hook (no matcher, `*`) is meant for every call, so it is not warned about; hookRunsTwice still answers for it (dsh doctor)
+      const catchAll = hook.matcherText === undefined || hook.matcherText === '' || hook.matcherText === '*'
+      if ((hook.event !== 'PreToolUse' && hook.event !== 'PostToolUse') || catchAll || twice.has(key) || !hookRunsTwice(hook.matcherText)) continue
+      twice.add(key)
+      logger.warn('%s: %s: the matcher %s takes dsh\'s tools by their mcp__dsh__ names, so when Claude Code calls dsh with these settings the hook runs twice for a call: once in Claude Code, once in dsh (match the built-in name alone, e.g. Bash, for once)', hook.source, hook.path, JSON.stringify(hook.matcherText ?? '*'))
+    }
+  }
+  // said at the first call's look, not at the start: reading the files then would lease them
+  let said = false
   const refresh = (): Snapshot => {
     const changed: string[] = []
     const snapshot = store.refresh(changed)
+    if (!said || changed.length) {
+      said = true
+      sayTwice(snapshot)
+    }
     if (changed.length) {
       for (const problem of snapshot.problems) {
         logger.warn('%s (%s)', problem.message, config.onError === 'deny' ? 'every call is refused until it is fixed' : 'the last good hooks keep running')
