@@ -31,7 +31,8 @@ Claude Code, by --scope (default user):
 Codex: ~/.codex/config.toml ($CODEX_HOME): [mcp_servers.dsh] with
   default_tools_approval_mode = "approve" and required = true; web_search =
   "disabled", include_apply_patch_tool = false, [features] shell_tool = false,
-  unified_exec = false.
+  unified_exec = false, daemon_auto_start = false (the terminal UI's sessions
+  end with it, and dsh mcp with them).
 
 Options:
       --scope <s>   claude-code only: user (default), project or local

@@ -15,6 +15,7 @@ const SWITCHES: { path: string[]; want: unknown; what: string }[] = [
   { path: ['include_apply_patch_tool'], want: false, what: 'its apply_patch editor (writes outside dsh)' },
   { path: ['features', 'shell_tool'], want: false, what: 'its shell tool' },
   { path: ['features', 'unified_exec'], want: false, what: 'its exec_command shell' },
+  { path: ['features', 'daemon_auto_start'], want: false, what: 'its background app-server (it outlives /quit and keeps dsh mcp and its session open)' },
 ]
 
 function get(doc: unknown, path: readonly string[]): unknown {

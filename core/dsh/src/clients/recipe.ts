@@ -64,6 +64,8 @@ export function codexSettings(): { table: string[]; key: string; value: string |
     // the shell: the classic tool and the unified exec (exec_command, write_stdin)
     { table: ['features'], key: 'shell_tool', value: false },
     { table: ['features'], key: 'unified_exec', value: false },
+    // the terminal UI's sessions in its own process, not in a daemon that outlives /quit and keeps dsh running
+    { table: ['features'], key: 'daemon_auto_start', value: false },
     { table: ['mcp_servers', SERVER_NAME], key: 'command', value: command },
     { table: ['mcp_servers', SERVER_NAME], key: 'args', value: args },
     // the first turn waits for dsh's tools, and a dsh that cannot start stops the session (its shell is off)
