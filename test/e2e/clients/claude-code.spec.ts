@@ -104,6 +104,22 @@ describe.skipIf(skip)('Claude Code with dsh (headless)', { timeout: 120_000 }, (
     expect(readFileSync(join(box.root, 'hook-runs'), 'utf8').trim().split('\n')).toHaveLength(1)
   })
 
+  it('the README\'s one-session flags (no file changed) work headless: dsh\'s bash runs, the built-ins are gone', async () => {
+    box = new Sandbox(installed as Installed)
+    const line = /`claude (--mcp-config [^`]+)`/.exec(readFileSync(join(import.meta.dirname, '../../../README.md'), 'utf8'))
+    expect(line).not.toBeNull()
+    // the words as a shell splits them (single- and double-quoted); the server run by this checkout's path, as npx would in a project that has dsh
+    const args = [...line![1]!.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((w) => w[1] ?? w[2] ?? w[3]!)
+    const config = JSON.parse(args[1]!)
+    config.mcpServers.dsh = { command: process.execPath, args: [join(import.meta.dirname, '../../../core/dsh/bin/dsh.cjs'), 'mcp'] }
+    args[1] = JSON.stringify(config)
+    m = await model([{ call: 'bash', input: { command: 'echo one-session' } }, { text: 'finished' }])
+    const run = await runClient(box, 'claude-code', m, 'say hi', { args })
+    expect(run.code, run.stderr).toBe(0)
+    expect(toolResults(m)[0]).toContain('one-session')
+    for (const builtin of BUILTINS) expect(offered(m)).not.toContain(builtin)
+  })
+
   it('without dsh setup (the README\'s old recipe: allow in the untrusted project\'s settings), headless Claude Code refuses dsh\'s tools', async () => {
     // the failure setup exists for: kept as a check that the stand-in and the client still behave as found
     box = new Sandbox(installed as Installed)

@@ -15,8 +15,10 @@ const SWITCHES: { path: string[]; want: unknown; what: string }[] = [
   { path: ['include_apply_patch_tool'], want: false, what: 'its apply_patch editor (writes outside dsh)' },
   { path: ['features', 'shell_tool'], want: false, what: 'its shell tool' },
   { path: ['features', 'unified_exec'], want: false, what: 'its exec_command shell' },
-  { path: ['features', 'daemon_auto_start'], want: false, what: 'its background app-server (it outlives /quit and keeps dsh mcp and its session open)' },
 ]
+
+/** Codex 0.171's terminal UI hosts its sessions in a daemon that outlives /quit, and dsh mcp (and its session) with them. */
+const DAEMON = { path: ['features', 'daemon_auto_start'], want: false }
 
 function get(doc: unknown, path: readonly string[]): unknown {
   let here = doc
@@ -51,6 +53,7 @@ export function codexProblems(location: CodexLocation = {}): Problem[] {
   }
   const on = SWITCHES.filter((s) => get(doc, s.path) !== s.want)
   if (on.length > 0) problems.push({ problem: `Codex keeps ${on.map((s) => s.what).join(', ')}: the model can use ${on.length === 1 ? 'it' : 'them'} past every gate of dsh`, fix: `dsh setup codex, or in ${file}: ${on.map((s) => line(s.path, s.want)).join('; ')}` })
+  if (get(doc, DAEMON.path) !== DAEMON.want) problems.push({ problem: 'Codex\'s terminal UI runs its sessions in a background app-server that outlives /quit: dsh mcp stays running as its child, its session log open and its SessionEnd hooks not run', fix: `dsh setup codex, or in ${file}: ${line(DAEMON.path, DAEMON.want)}` })
   // a profile that turns one back on (selected with --profile or `profile = ...`)
   const profiles = isObject(doc.profiles) ? doc.profiles : {}
   for (const [name, profile] of Object.entries(profiles)) {
