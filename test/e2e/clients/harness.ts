@@ -9,8 +9,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CLI, runCli, type Run } from '../cli.ts'
 import type { ClientName, Installed } from './install.ts'
-// @ts-expect-error: a plain ES module fixture, shared with the tests that run it by hand
-import { startModel } from '../../fixtures/model-server.mjs'
 
 export { CLI }
 
@@ -34,6 +32,10 @@ export interface Model {
   agentRequests(): Recorded[]
   close(): Promise<void>
 }
+
+// a plain ES module, also run by hand and by turn-time.mjs (loaded by a path the type check does not follow)
+const fixture: string = new URL('../../fixtures/model-server.mjs', import.meta.url).href
+const { startModel } = (await import(fixture)) as { startModel: (script: Step[] | ((n: number, body: any) => Step)) => Promise<Model> }
 
 export const model = (script: Step[] | ((n: number, body: any) => Step)): Promise<Model> => startModel(script)
 
