@@ -6,7 +6,7 @@
  * model is told the call was denied.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { usePrivateTmpdir } from '../../private-tmpdir.ts'
@@ -84,6 +84,32 @@ async function answered(): Promise<string> {
   return toolResults(m!)[0]!
 }
 
+/** The dsh mcp processes serving `project` (by their working directory and command line). */
+function dshServers(project: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) !== project) continue
+      if (/dsh\.cjs\0mcp/.test(readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) pids.push(Number(entry))
+    } catch {}
+  }
+  return pids
+}
+
+/** Quit the client as a person would, and wait for dsh mcp to end with its session. */
+async function quitEndsDsh(command: string): Promise<void> {
+  expect(dshServers(box!.project)).toHaveLength(1)
+  tmux!.type(command)
+  await tmux!.waitFor((s) => s.includes(command), 'the quit command')
+  tmux!.keys('Enter')
+  const deadline = Date.now() + 20_000
+  while (dshServers(box!.project).length > 0) {
+    if (Date.now() > deadline) throw new Error(`dsh mcp still runs after ${command}; the screen:\n${tmux!.screen()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 }, () => {
   it.skipIf(typeof clients['claude-code'] === 'string')('Claude Code: the form says what is asked in its first lines; Enter, Enter allows, and the write happens once', async () => {
     await start('claude-code')
@@ -97,6 +123,8 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
     const result = await answered()
     expect(result).toContain('"exitCode":0')
     expect(readFileSync(join(box!.project, 'x.txt'), 'utf8')).toBe('approved\n')
+    await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
+    await quitEndsDsh('/exit')
   })
 
   it.skipIf(typeof clients['claude-code'] === 'string')('Claude Code: Esc denies, and nothing is written', async () => {
@@ -114,6 +142,9 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
     const result = await answered()
     expect(result).toMatch(/exit code 0|"exitCode":0/)
     expect(readFileSync(join(box!.project, 'x.txt'), 'utf8')).toBe('approved\n')
+    await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
+    // with daemon_auto_start = false (setup) the session, and dsh mcp, end with the terminal UI
+    await quitEndsDsh('/quit')
   })
 
   it.skipIf(typeof clients.codex === 'string')('Codex: Esc denies, and nothing is written', async () => {
