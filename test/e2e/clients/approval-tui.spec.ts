@@ -84,18 +84,44 @@ async function answered(): Promise<string> {
   return toolResults(m!)[0]!
 }
 
-/** The dsh mcp processes serving `project` (by their working directory and command line). */
-function dshServers(project: string): number[] {
+/** The pane as it is now (no scrollback, which can hold frames a UI has since redrawn). */
+function visible(): string {
+  try {
+    return execFileSync('tmux', ['-L', tmux!.socket, 'capture-pane', '-p', '-J', '-t', 'ui'], { encoding: 'utf8' })
+  } catch {
+    return ''
+  }
+}
+
+/** Press `key` until the visible pane passes `test` (a key pressed while the UI redraws can be lost). */
+async function pressUntil(key: string, test: (screen: string) => boolean, what: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    tmux!.keys(key)
+    const deadline = Date.now() + 3_000
+    while (Date.now() < deadline) {
+      if (test(visible())) return
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    if (i >= 4) throw new Error(`timed out waiting for ${what}; the screen:\n${visible()}`)
+  }
+}
+
+/** The processes working under `dir` whose command line passes `test`. */
+function processesIn(dir: string, test: (cmdline: string) => boolean): number[] {
   const pids: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readlinkSync(`/proc/${entry}/cwd`) !== project) continue
-      if (/dsh\.cjs\0mcp/.test(readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) pids.push(Number(entry))
+      const cwd = readlinkSync(`/proc/${entry}/cwd`)
+      if (cwd !== dir && !cwd.startsWith(`${dir}/`)) continue
+      if (test(readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) pids.push(Number(entry))
     } catch {}
   }
   return pids
 }
+
+/** The dsh mcp processes serving `project`. */
+const dshServers = (project: string) => processesIn(project, (cmd) => /dsh\.cjs\0mcp/.test(cmd))
 
 /** Quit the client as a person would, and wait for dsh mcp to end with its session. */
 async function quitEndsDsh(command: string): Promise<void> {
@@ -108,6 +134,11 @@ async function quitEndsDsh(command: string): Promise<void> {
     if (Date.now() > deadline) throw new Error(`dsh mcp still runs after ${command}; the screen:\n${tmux!.screen()}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+  // and the client itself (it writes its state under HOME as it exits): only the pane's sleep is left
+  while (processesIn(box!.root, (cmd) => !cmd.startsWith('sleep\0')).length > 0) {
+    if (Date.now() > deadline) throw new Error(`the client still runs after ${command}; the screen:\n${tmux!.screen()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 }, () => {
@@ -117,9 +148,8 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
     // the first three lines are what Claude Code shows before "+N more lines"
     expect(screen).toContain(FIRST_LINE)
     expect(screen).toMatch(/Decision: ▸ allow once/)
-    tmux!.keys('Enter')
-    await tmux!.waitFor((s) => /❯ Accept/.test(s), 'the Accept button')
-    tmux!.keys('Enter')
+    await pressUntil('Enter', (s) => /❯ Accept/.test(s) || !s.includes(FIRST_LINE), 'the Accept button')
+    if (visible().includes(FIRST_LINE)) await pressUntil('Enter', (s) => !s.includes(FIRST_LINE), 'the form to close')
     const result = await answered()
     expect(result).toContain('"exitCode":0')
     expect(readFileSync(join(box!.project, 'x.txt'), 'utf8')).toBe('approved\n')

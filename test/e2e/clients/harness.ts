@@ -74,7 +74,8 @@ export class Sandbox {
   }
 
   remove(): void {
-    rmSync(this.root, { recursive: true, force: true })
+    // a client that just quit may still be writing its state under HOME
+    rmSync(this.root, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 })
   }
 }
 
