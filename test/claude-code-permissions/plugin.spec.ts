@@ -118,6 +118,14 @@ describe('settings files', () => {
     expect(k.ctx.bail('permissions/rules')!.rules).toHaveLength(5)
   })
 
+  it('loads the deny list dsh setup writes (Claude Code 2.1\'s Monitor among the built-ins)', async () => {
+    k = await permissionsKernel({ 's.json': settings({ deny: ['Monitor', 'NotebookEdit', 'WebSearch'] }) })
+    await k.plug({ settingsFiles: ['s.json'] })
+    const rules = k.ctx.bail('permissions/rules')!.rules
+    expect(rules).toHaveLength(3)
+    expect(JSON.stringify(rules)).toContain('"Monitor"')
+  })
+
   it('reloads on change; a failed reload keeps the previous rules whole', async () => {
     k = await permissionsKernel({ 's.json': settings({ deny: ['Bash(curl:*)'] }) })
     await k.plug({ settingsFiles: ['s.json'], defaultMode: 'bypassPermissions' })

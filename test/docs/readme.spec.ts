@@ -1,89 +1,87 @@
-// README.md's snippets for agent users: every fenced JSON and TOML block
-// parses (TOML with smol-toml), the MCP server entries start `dsh mcp`, and
-// the tool names in them are real: what a deny list switches off covers the
-// agent's built-in counterpart of every tool of the default set, and an
-// allow rule for dsh's MCP tools names the server or one of its tools.
-import { readFileSync } from 'node:fs'
+// README.md's snippets for agent users, extracted from the README (not copied): the setup
+// commands come first; each block marked `<!-- setup: … -->` is exactly what `dsh setup` writes
+// into a fresh HOME (the server's command and args aside, which name this machine's node and
+// dsh); every fenced JSON and TOML block parses; the one-session flags name the same built-in
+// tools as the deny list and allow dsh's tools, and every tool of the default set has its
+// Claude Code counterpart denied (LS aside: Claude Code 2.1 has no such tool and warns about a
+// rule naming it).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLAUDE_TOOL_NAMES } from '@dsh/claude-code-settings'
 import { createKernel, type Kernel } from 'dsh'
 import { defaultSet } from '../../core/dsh/src/default-set.js'
+import { claudeCodePlan } from '../../core/dsh/src/clients/claude-code-setup.js'
+import { codexPlan } from '../../core/dsh/src/clients/codex-setup.js'
+import { CLAUDE_BUILTINS, serverCommand } from '../../core/dsh/src/clients/recipe.js'
 
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
-const blocks = (lang: string) => [...readme.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1])
+const blocks = (lang: string) => [...readme.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!)
+/** The fenced block right after `<!-- setup: name -->`. */
+function marked(name: string): string {
+  const m = new RegExp(`<!-- setup: ${name} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)^\`\`\``, 'm').exec(readme)
+  if (!m) throw new Error(`README.md has no block marked <!-- setup: ${name} -->`)
+  return m[1]!
+}
 
 let kernel: Kernel
 let tools: string[]
+let home: string
 beforeAll(async () => {
   kernel = await createKernel(defaultSet())
   tools = kernel.ctx.tools.schemas().map((s) => s.name)
+  home = mkdtempSync(join(tmpdir(), 'dsh-readme-'))
 })
-afterAll(() => kernel.dispose())
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true })
+  return kernel.dispose()
+})
 
-/** Claude Code's names for the default set's tools (bash → Bash, …). */
-const claudeNames = () => tools.flatMap((t) => (Object.hasOwn(CLAUDE_TOOL_NAMES, t) ? [CLAUDE_TOOL_NAMES[t]] : []))
-
-function checkServer(entry: { command?: unknown; args?: unknown }, where: string): void {
-  const argv = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])]
-  expect(argv.every((a) => typeof a === 'string'), where).toBe(true)
-  const text = argv.join(' ')
-  // `npx dsh mcp`, or node running the CLI of a checkout
-  expect(text, where).toMatch(/^(npx dsh mcp|node \S*core\/dsh\/bin\/dsh\.js mcp)( |$)/)
+/** What setup writes, with the server's command and args as the README shows them. */
+function asShown<T>(value: T, shown: { command: string; args: string[] }): T {
+  const { command, args } = serverCommand()
+  return JSON.parse(JSON.stringify(value).replaceAll(JSON.stringify(command), JSON.stringify(shown.command)).replaceAll(JSON.stringify(args), JSON.stringify(shown.args)))
 }
 
 describe('README.md snippets', () => {
-  it('has the JSON and TOML blocks for Claude Code and Codex', () => {
-    expect(blocks('json').length).toBeGreaterThanOrEqual(2)
-    expect(blocks('toml').length).toBeGreaterThanOrEqual(2)
+  it('starts with the quick start; the agent section starts with the setup commands', () => {
     expect(readme.startsWith('# dsh')).toBe(true)
     expect(blocks('sh')[0]).toMatch(/^npm install && npx dsh demo\b.*\nnpm test\b/)
+    const section = readme.slice(readme.indexOf('## Give an agent dsh\'s tools'))
+    const first = /```sh\n([\s\S]*?)```/.exec(section)![1]!
+    expect(first).toMatch(/^npx dsh setup claude-code\b/m)
+    expect(first).toMatch(/^npx dsh setup codex\b/m)
+    expect(first).toMatch(/^npx dsh doctor\b/m)
   })
 
-  it('every JSON block parses; MCP entries start dsh mcp; names are real tools', () => {
-    const names = new Set(claudeNames())
-    expect([...names].sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'LS', 'Read', 'WebFetch', 'Write'])
-    for (const [i, text] of blocks('json').entries()) {
-      let value: any
-      expect(() => (value = JSON.parse(text)), `JSON block ${i + 1}`).not.toThrow()
-      if (value.mcpServers) checkServer(value.mcpServers.dsh, `JSON block ${i + 1}: mcpServers.dsh`)
-      if (value.permissions) {
-        const deny: string[] = value.permissions.deny ?? []
-        for (const name of names) expect(deny, `JSON block ${i + 1} denies ${name}`).toContain(name)
-        for (const rule of value.permissions.allow ?? []) {
-          const m = /^mcp__dsh(?:__(.+))?$/.exec(rule)
-          expect(m, `allow rule ${rule} names dsh's MCP server`).not.toBeNull()
-          if (m?.[1]) expect(tools).toContain(m[1])
-        }
-      }
-    }
+  it('every JSON and TOML block parses', () => {
+    for (const [i, text] of blocks('json').entries()) expect(() => JSON.parse(text), `JSON block ${i + 1}`).not.toThrow()
+    for (const [i, text] of blocks('toml').entries()) expect(() => parseToml(text), `TOML block ${i + 1}`).not.toThrow()
   })
 
-  it('every TOML block parses; the Codex server starts dsh mcp and the shell tools are switched off', () => {
-    let server = false
-    let shellOff = false
-    for (const [i, text] of blocks('toml').entries()) {
-      let value: any
-      expect(() => (value = parseToml(text)), `TOML block ${i + 1}`).not.toThrow()
-      if (value.mcp_servers) {
-        checkServer(value.mcp_servers.dsh, `TOML block ${i + 1}: mcp_servers.dsh`)
-        server = true
-      }
-      if (value.features) {
-        expect(value.features).toMatchObject({ shell_tool: false, unified_exec: false })
-        shellOff = true
-      }
-    }
-    expect(server && shellOff).toBe(true)
+  it('the Claude Code blocks are what dsh setup claude-code writes', () => {
+    const [state, settings] = claudeCodePlan('user', { home, project: join(home, 'project'), env: {} })
+    expect(JSON.parse(marked('claude-code user settings'))).toEqual(JSON.parse(settings!.after))
+    const server = JSON.parse(marked('claude-code user server'))
+    expect(server).toEqual(asShown(JSON.parse(state!.after), server.mcpServers.dsh))
   })
 
-  it('the --disallowedTools line names the same built-in tools as the deny list', () => {
-    const line = /claude --disallowedTools ((?:"[^"]+" ?)+)/.exec(readme)
+  it('the Codex block is what dsh setup codex writes', () => {
+    const [config] = codexPlan({ home, env: {} })
+    const shown = parseToml(marked('codex config')) as any
+    expect(shown).toEqual(asShown(JSON.parse(JSON.stringify(parseToml(config!.after))), shown.mcp_servers.dsh))
+  })
+
+  it('the deny list covers the Claude Code counterpart of every default-set tool; the one-session flags match it and allow dsh', () => {
+    const deny = JSON.parse(marked('claude-code user settings')).permissions.deny as string[]
+    expect(deny).toEqual([...CLAUDE_BUILTINS])
+    const names = tools.flatMap((t) => (Object.hasOwn(CLAUDE_TOOL_NAMES, t) ? [CLAUDE_TOOL_NAMES[t]!] : []))
+    for (const name of names.filter((n) => n !== 'LS')) expect(deny).toContain(name)
+    const line = /--disallowedTools ((?:"[^"]+" ?)+)--allowedTools "([^"]+)"/.exec(readme)
     expect(line).not.toBeNull()
-    const listed = [...line![1].matchAll(/"([^"]+)"/g)].map((m) => m[1])
-    for (const name of claudeNames()) expect(listed).toContain(name)
-    const deny = blocks('json').map((t) => JSON.parse(t)).find((v) => v.permissions)!.permissions.deny
-    expect(listed).toEqual(deny)
+    expect([...line![1]!.matchAll(/"([^"]+)"/g)].map((m) => m[1])).toEqual(deny)
+    expect(line![2]).toBe('mcp__dsh')
   })
 })

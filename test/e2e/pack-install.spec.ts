@@ -196,6 +196,20 @@ describe('the packages, installed from their tarballs', () => {
     }
   }, 180_000)
 
+  it('dsh setup from the installed package writes a server command that runs that package (node and its bin by absolute path)', () => {
+    const home = path.join(work, 'setup-home')
+    fs.mkdirSync(home, { recursive: true })
+    const setup = run([installed('.bin', 'dsh'), 'setup', 'codex'], 120_000, project, { HOME: home })
+    expect(setup.status, setup.stderr).toBe(0)
+    const config = fs.readFileSync(path.join(home, '.codex', 'config.toml'), 'utf8')
+    const bin = installed('dsh', 'bin', 'dsh.cjs')
+    expect(config).toContain(`command = ${JSON.stringify(process.execPath)}`)
+    expect(config).toContain(`args = [${JSON.stringify(bin)}, "mcp"]`)
+    // the command as the client will start it, with the repository hidden
+    const started = run([process.execPath, bin, '--version'], 120_000, project, { HOME: home })
+    expect(started.status, started.stderr).toBe(0)
+  }, 180_000)
+
   it.skipIf(skipWhen(backend === undefined, 'the installed launcher tamper test', 'no sandbox backend can run here'))('an installed launcher changed after packing is refused by both backends: confinement fails closed', () => {
     fs.appendFileSync(installed('@dsh/sandbox', 'native', target, 'landlock-run'), '\0')
     const demo = run(['npx', '--no-install', 'dsh', 'demo'])

@@ -17,6 +17,8 @@ export const CLAUDE_TOOLS: ReadonlyMap<string, SpecifierKind> = new Map<string, 
   ['WebSearch', 'none'], ['Task', 'none'], ['Agent', 'none'], ['TodoWrite', 'none'], ['TodoRead', 'none'], ['Skill', 'none'],
   ['SlashCommand', 'none'], ['BashOutput', 'none'], ['KillShell', 'none'], ['KillBash', 'none'], ['ExitPlanMode', 'none'],
   ['AskUserQuestion', 'none'], ['ListMcpResourcesTool', 'none'], ['ReadMcpResourceTool', 'none'],
+  // Claude Code 2.1's background-command tool (dsh setup denies it with the other built-ins)
+  ['Monitor', 'none'],
 ])
 
 /** Tools that only read: the modes let them run without asking. */

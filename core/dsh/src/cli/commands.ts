@@ -16,6 +16,7 @@ function lazy(summary: string, load: () => Promise<Command>): Command {
 
 export const commands: Record<string, Command> = {
   demo: lazy('run a scripted session through the pipeline and print its audit timeline', async () => (await import('./demo-command.js')).demoCommand),
+  doctor: lazy('check Claude Code\'s or Codex\'s configuration for dsh: each problem with its fix (exit 1), a missing client (exit 2)', async () => (await import('./doctor-command.js')).doctorCommand),
   exec: lazy('run one tool call through the full pipeline and print the result and its audit trail', async () => (await import('./exec-command.js')).execCommand),
   init: lazy('write ./dsh.yml: the built-in default set, every key commented (--force overwrites)', async () => (await import('./init-command.js')).initCommand),
   inspect: lazy('print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins', async () => (await import('./inspect-command.js')).inspectCommand),
@@ -24,6 +25,7 @@ export const commands: Record<string, Command> = {
   permissions: lazy('print what the permission rules decide for a call, without running it', async () => (await import('./permissions-command.js')).permissionsCommand),
   sandbox: lazy('list or clear the protected entries the sandbox could not put back (unrestored, clear <path>)', async () => (await import('./sandbox-command.js')).sandboxCommand),
   sessions: lazy('list, show or prune the session logs (list, show <id>, prune --older-than 7d)', async () => (await import('./sessions-command.js')).sessionsCommand),
+  setup: lazy('make Claude Code or Codex use dsh\'s tools instead of their own (claude-code|codex, --scope, --dry-run)', async () => (await import('./setup-command.js')).setupCommand),
 }
 
 export function usage(): string {

@@ -1,7 +1,7 @@
 /**
  * Approval through MCP elicitation: the request shown to the client's user as
- * a form (allow once / allow for this session — where the approval service
- * will record the grant — / deny, with an optional reason), and the answer read back as an `ApprovalOutcome`. Declining or
+ * a form with one field (allow once / allow for this session — where the
+ * approval service will record the grant — / deny), and the answer read back as an `ApprovalOutcome`. Declining or
  * dismissing the form denies; anything the form cannot answer — the client
  * fails, the answer does not match the form, the request is withdrawn — is
  * `unavailable`, which the pipeline refuses as well.
@@ -30,7 +30,30 @@ function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
 }
 
-/** The form shown for one request. */
+const MAX_SUBJECT_CHARS = 160
+
+/** What the call acts on, for the first line: the command, the path, the URL or the pattern. */
+function subjectOf(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined
+  const a = args as Record<string, unknown>
+  for (const key of ['command', 'file_path', 'url', 'path', 'pattern', 'notebook_path']) {
+    if (typeof a[key] === 'string' && a[key] !== '') return a[key] as string
+  }
+  return undefined
+}
+
+/** One line of the shown text: line breaks and control characters as escapes, cut. */
+function oneLine(text: string, max: number): string {
+  return safe(cut(text.replace(/\r?\n/g, '\\n'), max))
+}
+
+/**
+ * The form shown for one request. Clients show the first lines of the message (Claude Code: 3),
+ * so they say what is asked — the tool and its command or path, the sandbox mode it would run
+ * with, why it asks — and the arguments follow. The one field is the decision, allowing first and
+ * by default: accepting the form as shown allows (Claude Code: Enter, Enter), and declining or
+ * dismissing it (Esc) denies.
+ */
 export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormParams {
   const { exec } = request
   let args: string
@@ -39,10 +62,14 @@ export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormPa
   } catch (error) {
     args = `(cannot be shown: ${describeError(error)})`
   }
-  const lines = [`Allow the tool call ${JSON.stringify(safe(String(exec.name)))}?`]
-  if (request.reason !== undefined) lines.push(`Reason: ${safe(cut(request.reason, MAX_REASON_CHARS))}`)
+  const name = safe(String(exec.name))
+  const subject = subjectOf(exec.arguments)
+  const mode = request.sandboxMode
+  const withMode = mode ? ` with sandbox mode ${mode}` : ''
+  const lines = [subject !== undefined ? `Allow ${name}${withMode}: ${oneLine(subject, MAX_SUBJECT_CHARS)}` : `Allow the tool call ${JSON.stringify(name)}${withMode}?`]
+  if (request.reason !== undefined) lines.push(`Why dsh asks: ${oneLine(request.reason, MAX_REASON_CHARS)}`)
+  lines.push(`${mode ? `Allowing lets this call ${describeModeGrant(mode)}. ` : ''}Accept allows it; Decline or Esc denies it.`)
   if (exec.parent) lines.push(`From the run_code call ${JSON.stringify(safe(String(exec.parent.callId)))}.`)
-  if (request.sandboxMode) lines.push(`It would run with sandbox mode ${request.sandboxMode}: allowing lets this call ${describeModeGrant(request.sandboxMode)}.`)
   lines.push(`Arguments:\n${safe(cut(args, MAX_ARGUMENTS_CHARS))}`)
   // offered only where the approval service will record the grant
   if (request.grantable === true) lines.push(`"${DECISION.session}" approves these exact arguments for the rest of this session.`)
@@ -56,13 +83,7 @@ export function approvalForm(request: ApprovalRequestEvent): ElicitRequestFormPa
           type: 'string',
           title: 'Decision',
           enum: request.grantable === true ? [DECISION.once, DECISION.session, DECISION.deny] : [DECISION.once, DECISION.deny],
-          default: DECISION.deny,
-        },
-        reason: {
-          type: 'string',
-          title: 'Reason',
-          description: 'why the call is denied (optional, shown to the model)',
-          maxLength: MAX_REASON_CHARS,
+          default: DECISION.once,
         },
       },
       required: ['decision'],
@@ -90,15 +111,23 @@ export function readAnswer(answer: ElicitResult, grantable = true): ApprovalOutc
 /** Ask the client; never rejects. */
 export async function elicitApproval(server: Server, request: ApprovalRequestEvent, relatedRequestId?: string | number): Promise<ApprovalOutcome> {
   let answer: ElicitResult
+  // withdrawn while unanswered (answered elsewhere, timed out, call cancelled): the SDK tells the client
+  // to dismiss the form. The SDK keeps listening to the signal it is given after the answer came, so
+  // it gets one that stops following the request's signal once the client has answered.
+  const withdraw = new AbortController()
+  const follow = () => withdraw.abort(request.signal.reason)
+  if (request.signal.aborted) follow()
+  else request.signal.addEventListener('abort', follow, { once: true })
   try {
     answer = await server.elicitInput(approvalForm(request), {
-      // withdrawn (answered elsewhere, timed out, call cancelled): the SDK tells the client to dismiss the form
-      signal: request.signal,
+      signal: withdraw.signal,
       timeout: NO_SDK_TIMEOUT,
       ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
     })
   } catch (error) {
     return { kind: 'unavailable', reason: `the MCP client could not answer the approval request: ${describeError(error)}` }
+  } finally {
+    request.signal.removeEventListener('abort', follow)
   }
   return readAnswer(answer, request.grantable === true)
 }

@@ -1,0 +1,104 @@
+/**
+ * `dsh setup claude-code [--scope user|project|local] [--dry-run]` and `dsh setup codex
+ * [--dry-run]`: write what makes the client use dsh's tools instead of its own into the
+ * client's files, merged, idempotent; `--dry-run` prints the diff and writes nothing.
+ */
+import { changed, ConfigFileError, diffOf, writeAll, type ConfigFile } from '../clients/config-file.js'
+import { claudeCodePlan } from '../clients/claude-code-setup.js'
+import type { ClaudeScope } from '../clients/claude-code-files.js'
+import { codexPlan } from '../clients/codex-setup.js'
+import { CLAUDE_KEPT, CODEX_KEPT } from '../clients/recipe.js'
+import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import type { Command } from './commands.js'
+
+const HELP = `Usage: dsh setup claude-code [--scope user|project|local] [--dry-run]
+       dsh setup codex [--dry-run]
+
+Makes the client use dsh's tools (through \`dsh mcp\`, started with this node and
+this dsh by absolute path) instead of its own shell, file and web tools, and lets
+dsh's tools through the client's own permission check, so that dsh's approval
+and sandbox decide. Merged into the client's files (other content kept), and a
+second run changes nothing.
+
+Claude Code, by --scope (default user):
+  user     ~/.claude.json (the server) and ~/.claude/settings.json (deny the
+           built-in Bash, Monitor, Read, Edit, Write, NotebookEdit, Glob, Grep,
+           WebFetch, WebSearch; allow mcp__dsh) — every project, trusted or not
+  local    this project's entry in ~/.claude.json and .claude/settings.local.json
+  project  .mcp.json and .claude/settings.json (shared; Claude Code applies
+           the shared allow rule once the project is trusted), and the allow
+           rule in .claude/settings.local.json so that it works here at once
+Codex: ~/.codex/config.toml ($CODEX_HOME): [mcp_servers.dsh] with
+  default_tools_approval_mode = "approve" and required = true; web_search =
+  "disabled", include_apply_patch_tool = false, [features] shell_tool = false,
+  unified_exec = false, daemon_auto_start = false (the terminal UI's sessions
+  end with it, and dsh mcp with them).
+
+Options:
+      --scope <s>   claude-code only: user (default), project or local
+  -n, --dry-run     print the change as a diff; write nothing
+  -h, --help        show this help
+
+Exit codes: 0 done (or nothing to do); 2 bad usage, or a file that cannot be
+changed (malformed, read-only, a symbolic link: named with its line; nothing
+is written then).
+`
+
+const FLAGS = {
+  scope: { type: 'string' },
+  'dry-run': { type: 'boolean', short: 'n' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+function report(files: readonly ConfigFile[], dryRun: boolean, kept: string, client: string): void {
+  const out: string[] = []
+  if (dryRun) {
+    for (const file of files) if (changed(file)) out.push(diffOf(file).trimEnd())
+    out.push(files.some(changed) ? 'dry run: nothing was written' : 'nothing to change: already set up')
+  } else {
+    for (const file of files) out.push(changed(file) ? `${file.before === undefined ? 'created' : 'updated'} ${file.path}` : `unchanged ${file.path}`)
+  }
+  out.push(`${client} keeps its own ${kept}: dsh does not replace them, and setup leaves them on.`)
+  process.stdout.write(`${out.join('\n')}\n`)
+}
+
+export const setupCommand: Command = {
+  summary: 'make Claude Code or Codex use dsh\'s tools instead of their own (claude-code|codex, --dry-run)',
+  async run(args) {
+    try {
+      const { values, positionals } = parseFlags('setup', args, FLAGS, true)
+      if (values.help) {
+        process.stdout.write(HELP)
+        return 0
+      }
+      if (positionals.length !== 1) throw new UsageError(`expected one client, claude-code or codex${positionals.length > 1 ? `, got ${positionals.length} arguments` : ''}\nRun \`dsh setup --help\` for the options.`)
+      const client = positionals[0]!
+      let files: ConfigFile[]
+      let kept: string
+      let name: string
+      if (client === 'claude-code') {
+        const scope = values.scope ?? 'user'
+        if (scope !== 'user' && scope !== 'project' && scope !== 'local') throw new UsageError(`--scope must be user, project or local, not ${JSON.stringify(scope)}`)
+        files = claudeCodePlan(scope as ClaudeScope)
+        kept = CLAUDE_KEPT
+        name = 'Claude Code'
+      } else if (client === 'codex') {
+        if (values.scope !== undefined) throw new UsageError('--scope is for claude-code: Codex reads a project\'s .codex/config.toml only in a trusted project, so dsh setup codex writes the user\'s config.toml')
+        files = codexPlan()
+        kept = CODEX_KEPT
+        name = 'Codex'
+      } else {
+        throw new UsageError(`unknown client ${JSON.stringify(client)}: expected claude-code or codex`)
+      }
+      if (!values['dry-run']) writeAll(files)
+      report(files, values['dry-run'] === true, kept, name)
+      return 0
+    } catch (error) {
+      if (error instanceof ConfigFileError) {
+        process.stderr.write(`dsh setup: ${error.message}\n`)
+        return 2
+      }
+      return usageFailure('setup', error)
+    }
+  },
+}
