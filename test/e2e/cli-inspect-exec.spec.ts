@@ -167,9 +167,13 @@ describe('dsh exec', () => {
   it('an error result exits 1: a guard denial', async () => {
     const run = await dsh(['exec', 'echo', '{"command":"rm -rf /"}'], dir)
     expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/^✗ echo DENIED/)
+    // who decided: the guard's plugin, the guard by its place among the plugin's guards
+    expect(run.stdout).toMatch(/^✗ echo DENIED by guard #1 of plugin deny-pattern\n/)
     expect(run.stdout).toContain('matches ^rm ')
     expect(run.stdout).toMatch(/✗ result echo DENIED/)
+    const json = await dsh(['exec', 'echo', '{"command":"rm -rf /"}', '--json', '--session', 'denied'], dir)
+    expect(JSON.parse(json.stdout).result.error).toEqual({ code: 'DENIED', message: 'matches ^rm ', source: { kind: 'guard', plugin: 'deny-pattern', detail: '#1' } })
+    expect(logOf('denied').find((e) => e.type === 'tool/result')?.data.error.source).toEqual({ kind: 'guard', plugin: 'deny-pattern', detail: '#1' })
   })
 
   it('an unknown tool and arguments the schema refuses are error results too (exit 1, audited)', async () => {
@@ -184,7 +188,7 @@ describe('dsh exec', () => {
   it('without a terminal nobody can answer an approval: denied, and the output says so', async () => {
     const run = await dsh(['exec', 'needs_ok', '{}', '--session', 'ask'], dir)
     expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/^✗ needs_ok APPROVAL_UNAVAILABLE\n/)
+    expect(run.stdout).toMatch(/^✗ needs_ok APPROVAL_UNAVAILABLE by approval asked by the tools\/pre-execute listener of plugin asks\n/)
     expect(run.stdout).toContain('nobody could answer')
     expect(run.stdout).toContain('unavailable → denied')
     expect(run.stdout).not.toContain('approved and ran')

@@ -94,9 +94,12 @@ export class CallSpans {
     if (!exec.parent && exec.name === 'run_code') runs.get(exec.session)?.delete(exec.callId)
     if (!call || call === NOT_RECORDING) return
     const span = call.span
-    const approval = call.gate === 'ask' ? approvalFacts(exec.session, exec.callId, result) : undefined
+    const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result) : undefined
     const verdict = verdictOf(call.gate, approval, result)
-    if (verdict) span.setAttributes({ [A.DSH_DECISION]: verdict.decision, [A.DSH_DECISION_BY]: verdict.by })
+    if (verdict) {
+      span.setAttributes({ [A.DSH_DECISION]: verdict.decision, [A.DSH_DECISION_BY]: verdict.by })
+      if (verdict.plugin !== undefined) span.setAttribute(A.DSH_DECISION_PLUGIN, verdict.plugin)
+    }
     if (approval) this.recordApproval(span, call, approval)
     recordSandbox(span, facts)
     if (this.config.recordResults) this.setCut(call, A.GEN_AI_TOOL_CALL_RESULT, resultRecord(result))
@@ -146,6 +149,19 @@ export class CallSpans {
     ;(call.truncated ??= []).push(key)
     return cut
   }
+}
+
+/** Refused before any approval was asked: by a listener, a guard, or prepare. */
+const BEFORE_APPROVAL = new Set(['prepare', 'pre-execute', 'rule', 'hook', 'guard'])
+
+/**
+ * Whether an approval was asked for: gate 1 asked and nothing refused the call before the
+ * question (a guard's deny comes first), or a guard asked and the approval decided the failure.
+ */
+function asked(gate: OpenCall['gate'], result: ToolResult): boolean {
+  const kind = result.error?.source?.kind
+  if (kind === 'approval') return true
+  return gate === 'ask' && !(kind !== undefined && BEFORE_APPROVAL.has(kind))
 }
 
 /** What a confined call recorded for `tool/result`: `{ sandbox: { backend, enforcement?, unenforced?, mode? } }`. */
