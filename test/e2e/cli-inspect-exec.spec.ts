@@ -176,6 +176,30 @@ describe('dsh exec', () => {
     expect(logOf('denied').find((e) => e.type === 'tool/result')?.data.error.source).toEqual({ kind: 'guard', plugin: 'deny-pattern', detail: '#1' })
   })
 
+  it('dsh inspect --call explains a past call from the log: each step passed, who decided, with what guard; JSON too; an unknown call exits 2', async () => {
+    const denied = await dsh(['exec', 'echo', '{"command":"rm -rf /"}', '--json', '--session', 'why'], dir)
+    const { callId } = JSON.parse(denied.stdout).result
+    const explained = await dsh(['inspect', '--call', callId, '--session', 'why'], dir)
+    expect(explained.code, explained.stderr).toBe(0)
+    expect(explained.stdout).toContain(`call ${callId} echo {"command":"rm -rf /"}\n`)
+    expect(explained.stdout).toContain('✗ DENIED — decided by guard #1 of plugin deny-pattern: matches ^rm ')
+    expect(explained.stdout).toMatch(/✓ prepare: passed\n {2}✓ pre-execute: passed\n {2}✗ guards: decided \(guard #1 of plugin deny-pattern\)\n {2}· approval: not reached/)
+    // without --session every session is searched; --json gives the steps
+    const json = await dsh(['inspect', '--call', callId, '--json'], dir)
+    expect(json.code, json.stderr).toBe(0)
+    const parsed = JSON.parse(json.stdout)
+    expect(parsed).toMatchObject({ callId, name: 'echo', code: 'DENIED', source: { kind: 'guard', plugin: 'deny-pattern', detail: '#1' }, session: { id: 'why' } })
+    expect(parsed.steps.map((s: any) => s.outcome)).toEqual(['passed', 'passed', 'decided', 'not reached', 'not reached', 'not reached', 'not reached'])
+    // an ask nobody answered: the approval decided, with what the log says of it
+    const asked = await dsh(['exec', 'needs_ok', '{}', '--json', '--session', 'why2'], dir)
+    const askedId = JSON.parse(asked.stdout).result.callId
+    const approval = await dsh(['inspect', '--call', askedId], dir)
+    expect(approval.stdout).toMatch(/✗ approval: decided \(approval asked by the tools\/pre-execute listener of plugin asks\)\n {6}asked: the asks fixture asks\n {6}decided unavailable/)
+    const none = await dsh(['inspect', '--call', 'no-such-call'], dir)
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain('--call: no call "no-such-call" in any session in')
+  })
+
   it('an unknown tool and arguments the schema refuses are error results too (exit 1, audited)', async () => {
     const [unknown, invalid] = await Promise.all([dsh(['exec', 'no_such_tool', '{}', '--session', 'u'], dir), dsh(['exec', 'echo', '{"command": 5}'], dir)])
     expect(unknown.code).toBe(1)
@@ -219,7 +243,7 @@ describe('dsh exec', () => {
     const run = await dsh(['exec', 'cordis_inspect', '{"section":"guards"}', '--json'], dir)
     expect(run.code).toBe(0)
     const doc = JSON.parse(run.stdout)
-    expect(doc.result.value).toEqual({ guards: [{ order: 1, owner: 'deny-pattern', function: null }, { order: 2, owner: 'ordered', function: 'orderedGuard' }] })
+    expect(doc.result.value).toEqual({ guards: [{ order: 1, owner: 'deny-pattern', function: null, name: '#1' }, { order: 2, owner: 'ordered', function: 'orderedGuard', name: 'orderedGuard' }] })
     expect(doc.approver).toBe('none')
     expect(doc.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['tool/call', 'tool/result']))
   })
