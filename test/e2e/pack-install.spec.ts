@@ -207,7 +207,7 @@ describe('the packages, installed from their tarballs', () => {
 
 describe('a plugin scaffolded by dsh new-plugin installs with npm and passes its own test, asking the registry for none of dsh\'s packages', () => {
   /** `npm install` then `npm test` in a scaffold: dsh and cordis are linked by file: path, the rest comes from the npm cache */
-  function installAndTest(plugin: string, runner: typeof run) {
+  function installAndTest(plugin: string, runner: (argv: string[], timeout: number, cwd: string) => ReturnType<typeof spawnSync>) {
     const install = runner(['npm', 'install', '--prefer-offline', '--no-audit', '--no-fund'], 300_000, plugin)
     // before: dsh was a registry range, and npm install failed with 404 Not Found - GET …/dsh
     expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0)

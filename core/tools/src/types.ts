@@ -40,6 +40,20 @@ export interface ToolCall {
    * its own counters. Nothing happens when no host listens.
    */
   progress(report: ProgressReport): void
+  /**
+   * Call another tool through the whole pipeline (audited, gated, approved,
+   * confined) as a sub-call of this one: `parent` is this call, so it works
+   * under code mode too, and its id is `<callId>:call:<n>`. Resolves to its
+   * result; never rejects. The sub-call runs under this body's signal (fused
+   * with `options.signal` when given).
+   */
+  execute(name: string, args?: unknown, options?: SubCallOptions): Promise<ToolResult>
+}
+
+/** Options of `ToolCall.execute`. */
+export interface SubCallOptions {
+  /** a further signal to stop the sub-call (this body's own always applies) */
+  signal?: AbortSignal
 }
 
 /** A line for people about a running call ("1,204 bytes, 37 lines of output so far"), or a function giving it. */

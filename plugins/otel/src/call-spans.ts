@@ -30,7 +30,7 @@ const NOT_RECORDING: OpenCall = Object.freeze({ span: trace.wrapSpanContext({ tr
 const STATUS_DESCRIPTION = 'otel.status_description'
 
 const open = new WeakMap<Execution, OpenCall>()
-/** `run_code` spans by call id, per session: the parents of sub-calls (found through the call's `parent` token) */
+/** open spans by call id, per session: the parents of sub-calls (found through the call's `parent` token) */
 const runs = new WeakMap<Session, Map<string, Span>>()
 
 const now = () => performance.timeOrigin + performance.now()
@@ -73,6 +73,8 @@ export class CallSpans {
       }
     }
     const call: OpenCall = { span }
+    // any recording call may parent sub-calls (a run_code program's, or a body's ToolCall.execute)
+    if (exec.parent || exec.name !== 'run_code') this.runsOf(exec.session).set(exec.callId, span)
     if (this.config.recordArguments) this.setCut(call, A.GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify(exec.arguments))
     open.set(exec, call)
     return call
@@ -91,7 +93,7 @@ export class CallSpans {
     // success without an open span was not recorded when it started
     const call = open.get(exec) ?? (result.isError ? this.start(exec) : undefined)
     open.delete(exec)
-    if (!exec.parent && exec.name === 'run_code') runs.get(exec.session)?.delete(exec.callId)
+    runs.get(exec.session)?.delete(exec.callId)
     if (!call || call === NOT_RECORDING) return
     const span = call.span
     const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result) : undefined

@@ -10,7 +10,8 @@ import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
 import { errorResult, outputToResult } from '../results.js'
 import type { SandboxMode } from '@dsh/kernel'
 import type { ExecuteInput, ToolCall, ToolOutput, ToolResult } from '../types.js'
-import type { AuditFacts, Call, Prepared } from './state.js'
+import type { AuditFacts, Call, PipelineEnv, Prepared } from './state.js'
+import { BodyCall } from './tool-call.js'
 import { sourceOf } from './sources.js'
 
 /** a failing `tools/execute` wrapper (which one is not tracked: wrappers only pass signals on) */
@@ -20,6 +21,7 @@ type Ready = Extract<Prepared, { kind: 'ready' }>
 
 /** What the body runs with, besides its signal. */
 interface Dispatch {
+  readonly env: PipelineEnv
   readonly call: Call
   readonly ready: Ready
   readonly approvedSandboxMode: SandboxMode | undefined
@@ -67,12 +69,7 @@ function runBody(dispatch: Dispatch, signal: AbortSignal): ToolResult | Promise<
   // the caller may have given up while the gates ran: the body never starts then
   if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`, sourceOf('body', ready.entry.ownerName, 'the caller aborted'))
   const exec = ready.exec
-  const toolCall: ToolCall = {
-    callId, name, session: call.session, signal, nested: call.nested, exec,
-    approvedSandboxMode: dispatch.approvedSandboxMode,
-    record: (facts) => audit.add(facts),
-    progress: progressOf(call.input),
-  }
+  const toolCall: ToolCall = new BodyCall(callId, name, call.session, signal, call.nested, exec, dispatch.approvedSandboxMode, audit, progressOf(call.input), dispatch.env)
   let output: unknown
   const owner = ready.entry.ownerName
   try {
@@ -105,8 +102,8 @@ function bodyFailed(call: Call, owner: string, signal: AbortSignal, error: unkno
   return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`, sourceOf('body', owner))
 }
 
-export function execute(call: Call, ready: Ready, approvedSandboxMode: SandboxMode | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
-  const dispatch: Dispatch = { call, ready, approvedSandboxMode, audit }
+export function execute(env: PipelineEnv, call: Call, ready: Ready, approvedSandboxMode: SandboxMode | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
+  const dispatch: Dispatch = { env, call, ready, approvedSandboxMode, audit }
   return call.gates.around.length === 0 ? runBody(dispatch, call.callerSignal) : new Wrapped(dispatch).run()
 }
 

@@ -15,6 +15,7 @@ import { postExecute } from './post-execute.js'
 import { preExecute } from './pre-execute.js'
 import { askApproval } from './ask.js'
 import { PREPARE, sourceOf } from './sources.js'
+import { setDispatcher } from './tool-call.js'
 import { prepare, refuseIds } from './prepare.js'
 import { AuditFacts, executionOf, type Admitted, type Call, type PipelineEnv, type Prepared } from './state.js'
 
@@ -99,10 +100,13 @@ async function throughTheGates(env: PipelineEnv, call: Call, ready: Ready, audit
     if (needs) return needs
   }
 
-  const ran = execute(call, ready, approvedMode, audit)
+  const ran = execute(env, call, ready, approvedMode, audit)
   const result = ran instanceof Promise ? await ran : ran
 
   const after = call.gates.post.length ? await postExecute(env, call, ready.exec, result) : result
   // a listener's replacement value is held to the tool's output schema too
   return checkOutput(ready.entry, after)
 }
+
+// a body's ToolCall.execute goes through this same pipeline
+setDispatcher(runPipeline)
