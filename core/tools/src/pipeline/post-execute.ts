@@ -13,6 +13,11 @@ import type { Call, PipelineEnv } from './state.js'
 
 const passThrough = (input: PostExecuteInput) => input.result
 
+/** The source of a block by the listener at `index` (with what it said of itself, if it blocked); built only on a block. */
+function blockerOf(env: PipelineEnv, post: Call['gates']['post'], index: number, said?: BlockDecision): ErrorSource {
+  return listenerSource('post-execute', listenerOwner(env.lists.post, post[index]), said?.source)
+}
+
 export async function postExecute(env: PipelineEnv, call: Call, exec: Execution, result: ToolResult): Promise<ToolResult> {
   const post = call.gates.post
   if (post.length === 0) return result
@@ -20,8 +25,6 @@ export async function postExecute(env: PipelineEnv, call: Call, exec: Execution,
   // monotone like gate 1: once any listener threw or blocked, no outer listener can take it back
   let withheld: string | undefined
   let withheldBy: ErrorSource | undefined
-  /** the source of a block by the listener at `index` (what it said of itself, if it blocked) */
-  const blocker = (index: number, said?: BlockDecision) => listenerSource('post-execute', listenerOwner(env.lists.post, post[index]), said?.source)
   // the listener whose outcome stands: an outer one handing the same object on did not make it
   let madeBy = 0
   let made: unknown = result
@@ -33,11 +36,11 @@ export async function postExecute(env: PipelineEnv, call: Call, exec: Execution,
     if (withheld) return
     if (threw) {
       withheld = `a tools/post-execute listener failed, so the result is withheld: ${describeError(outcome)}`
-      withheldBy = blocker(index)
+      withheldBy = blockerOf(env, post, index)
     } else if ((outcome as BlockDecision | undefined)?.kind === 'block') {
       const feedback = (outcome as BlockDecision).feedback
       withheld = typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener'
-      withheldBy = blocker(index, outcome as BlockDecision)
+      withheldBy = blockerOf(env, post, index, outcome as BlockDecision)
     }
   }
   const started = new Inflight()
@@ -55,13 +58,13 @@ export async function postExecute(env: PipelineEnv, call: Call, exec: Execution,
   if (output === result) return result
   if (output && (output as unknown as BlockDecision).kind === 'block') {
     const feedback = (output as unknown as BlockDecision).feedback
-    return errorResult(callId, name, 'BLOCKED', typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener', blocker(madeBy, output as unknown as BlockDecision))
+    return errorResult(callId, name, 'BLOCKED', typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener', blockerOf(env, post, madeBy, output as unknown as BlockDecision))
   }
   let replaced: ToolResult
   try {
     replaced = checkResult(output)
   } catch (error) {
-    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener returned an invalid result (${describeError(error)}), so the result is withheld`, blocker(madeBy))
+    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener returned an invalid result (${describeError(error)}), so the result is withheld`, blockerOf(env, post, madeBy))
   }
   // identity and failure status are the pipeline's, not a listener's
   replaced.callId = callId
@@ -74,7 +77,7 @@ export async function postExecute(env: PipelineEnv, call: Call, exec: Execution,
     // who decided the failure stays who it was: a rewording listener did not decide it
     if (original.source) replaced.error.source = original.source
   } else if (replaced.isError) {
-    replaced.error = { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener', source: blocker(madeBy) }
+    replaced.error = { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener', source: blockerOf(env, post, madeBy) }
   } else {
     delete replaced.error
   }
