@@ -78,6 +78,22 @@ describe('otel: approvals', () => {
     expect(rec!.span('u1').attributes['dsh.approval.grant']).toBeUndefined()
   })
 
+  it('records a guard\'s ask: approved, the call allowed by the approval; refused, the approval\'s denial with the guard\'s plugin', async () => {
+    rec = recordSpans()
+    k = tracked(await createTestKernel({ plugins: { otel: {} } }))
+    k.ctx.plugin({ name: 'asking-guard', inject: ['tools'], apply(ctx: Context) {
+      otelTestTools(ctx)
+      ctx.tools.guard((exec) => (exec.name === 'echo' ? { ask: 'echo needs a yes' } : undefined))
+    } })
+    const stop = answerApprovals(k, { kind: 'approved', grant: 'once' })
+    expect((await k.call('echo', { text: 'x' }, { callId: 'gy' })).isError).toBe(false)
+    expect(rec.span('gy').attributes).toMatchObject({ 'dsh.decision': 'allow', 'dsh.decision.by': 'approval', 'dsh.approval.outcome': 'approved', 'dsh.approval.grant': 'once' })
+    stop()
+    answerApprovals(k, { kind: 'denied', reason: 'no' })
+    await k.call('echo', { text: 'x' }, { callId: 'gn' })
+    expect(rec.span('gn').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'approval', 'dsh.decision.plugin': 'asking-guard', 'dsh.approval.outcome': 'denied' })
+  })
+
   it('records policy never as a denial by policy, and a guard after an approval as the guard\'s', async () => {
     await askingKernel({ approval: { policy: 'never' } })
     await k!.call('echo', { text: 'x' }, { callId: 'n1' })

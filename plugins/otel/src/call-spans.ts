@@ -10,7 +10,7 @@
 import { context, INVALID_TRACEID, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { JsonValue, Session } from '@dsh/kernel'
 import { resultText, type Execution, type PreToolDecision, type ToolResult } from '@dsh/tools'
-import { approvalFacts, type ApprovalFacts } from './approval-facts.js'
+import { approvalFacts, loggedApproval, type ApprovalFacts } from './approval-facts.js'
 import * as A from './attributes.js'
 import type { Config } from './config.js'
 import { verdictOf, type GateAnswer } from './verdict.js'
@@ -96,7 +96,8 @@ export class CallSpans {
     runs.get(exec.session)?.delete(exec.callId)
     if (!call || call === NOT_RECORDING) return
     const span = call.span
-    const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result) : undefined
+    // gate 1 asked: read (or infer) the approval; else only a guard's ask could have asked, and then the log says so
+    const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result) : mayHaveAsked(call.gate, result) ? loggedApproval(exec.session, exec.callId) : undefined
     const verdict = verdictOf(call.gate, approval, result)
     if (verdict) {
       span.setAttributes({ [A.DSH_DECISION]: verdict.decision, [A.DSH_DECISION_BY]: verdict.by })
@@ -164,6 +165,12 @@ function asked(gate: OpenCall['gate'], result: ToolResult): boolean {
   const kind = result.error?.source?.kind
   if (kind === 'approval') return true
   return gate === 'ask' && !(kind !== undefined && BEFORE_APPROVAL.has(kind))
+}
+
+/** A call gate 1 allowed that got past the guards: a guard's ask may have been approved. */
+function mayHaveAsked(gate: OpenCall['gate'], result: ToolResult): boolean {
+  const kind = result.error?.source?.kind
+  return gate === 'allow' && !(kind !== undefined && BEFORE_APPROVAL.has(kind))
 }
 
 /** What a confined call recorded for `tool/result`: `{ sandbox: { backend, enforcement?, unenforced?, mode? } }`. */

@@ -53,5 +53,7 @@ export function verdictOf(gate: GateAnswer | undefined, approval: ApprovalFacts 
     if (approval?.outcome !== 'approved') return { decision: 'deny', by: 'approval' }
     return code === 'DENIED' ? { decision: 'deny', by: 'guard' } : { decision: 'allow', by: 'approval' }
   }
-  return code === 'DENIED' ? { decision: 'deny', by: 'guard' } : { decision: 'allow', by: 'pre-execute' }
+  if (code === 'DENIED') return { decision: 'deny', by: 'guard' }
+  // gate 1 allowed; a guard's ask, approved, let it on
+  return { decision: 'allow', by: approval?.outcome === 'approved' ? 'approval' : 'pre-execute' }
 }
