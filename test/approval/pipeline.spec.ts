@@ -41,7 +41,7 @@ describe('through the real pipeline', () => {
   it('denied → DENIED with the reason, the body never runs', async () => {
     const state = await kernel(() => ({ kind: 'denied', reason: 'not today' }))
     const result = await k!.call('t', {})
-    expect(result.error).toEqual({ code: 'DENIED', message: 'approval denied: not today' })
+    expect(result.error).toEqual({ code: 'DENIED', message: 'approval denied: not today', source: { kind: 'approval', plugin: 'tool', detail: 'the tools/pre-execute listener of plugin tool' } })
     expect(state.runs).toBe(0)
   })
 
@@ -64,7 +64,7 @@ describe('through the real pipeline', () => {
   it('a hanging approver → APPROVAL_UNAVAILABLE after approval.timeoutMs', async () => {
     const state = await kernel(() => new Promise(() => {}), { approval: { timeoutMs: 25 } })
     const result = await k!.call('t', {})
-    expect(result.error).toEqual({ code: 'APPROVAL_UNAVAILABLE', message: 'approval unavailable (plugin tool asked: policy says ask): no answer within 25 ms' })
+    expect(result.error).toEqual({ code: 'APPROVAL_UNAVAILABLE', message: 'approval unavailable (plugin tool asked: policy says ask): no answer within 25 ms', source: { kind: 'approval', plugin: 'tool', detail: 'the tools/pre-execute listener of plugin tool' } })
     expect(state.runs).toBe(0)
   })
 
@@ -125,11 +125,11 @@ describe('through the real pipeline', () => {
     expect(state.runs).toBe(2)
   })
 
-  it('a guard still denies an approved call: approval never overrides a guard', async () => {
+  it('a guard still denies a call that asked: approval never overrides a guard, and nobody is asked about a call a guard refuses', async () => {
     const state = await kernel(() => ({ kind: 'approved', grant: 'once' }))
     k!.ctx.plugin({ name: 'guard', inject: ['tools'], apply: (ctx: Context) => { ctx.tools.guard(() => 'guarded') } })
-    expect((await k!.call('t', {})).error).toEqual({ code: 'DENIED', message: 'guarded' })
-    expect(state.asked).toBe(1)
+    expect((await k!.call('t', {})).error).toEqual({ code: 'DENIED', message: 'guarded', source: { kind: 'guard', plugin: 'guard', detail: '#1' } })
+    expect(state.asked).toBe(0)
     expect(state.runs).toBe(0)
   })
 })

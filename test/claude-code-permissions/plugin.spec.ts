@@ -27,10 +27,14 @@ describe('decisions in the pipeline', () => {
     const denied = await k.call('bash', { command: 'rm -rf x' })
     expect(denied.error?.code).toBe('DENIED')
     expect(denied.error?.message).toContain('Bash(rm:*)')
+    // who decided: the rule, as written, of this plugin
+    expect(denied.error?.source).toEqual({ kind: 'rule', plugin: 'claude-code-permissions', detail: 'Bash(rm:*)' })
     expect((await k.call('bash', { command: 'git status' })).isError).toBe(false)
     const asked = k.answer('denied')
     const refused = await k.call('bash', { command: 'make' })
     expect(refused.error?.code).toBe('DENIED')
+    // the mode's default asked, and the approval refused
+    expect(refused.error?.source).toEqual({ kind: 'approval', plugin: 'claude-code-permissions', detail: 'mode default of plugin claude-code-permissions' })
     expect(asked).toHaveLength(1)
     expect(asked[0].reason).toMatch(/mode default: Bash is not allowed by a rule/)
     expect(k.ran).toEqual(['bash'])

@@ -125,6 +125,14 @@ describe('result mapping', () => {
     expect(toCallToolResult({ ...base, content: [link] }).content).toEqual([link])
     const error = toCallToolResult({ ...base, isError: true, content: [{ type: 'text', text: 'no' }], value: { a: 1 }, error: { code: 'DENIED', message: 'no' } })
     expect(error).toEqual({ content: [{ type: 'text', text: 'no' }], isError: true, _meta: { 'dsh/error': { code: 'DENIED', message: 'no' } } })
+    // who decided: in the meta, and as the last line of the text a client shows
+    const source = { kind: 'guard', plugin: 'locks', detail: 'noLockfiles' } as const
+    const attributed = toCallToolResult({ ...base, isError: true, content: [{ type: 'text', text: 'not allowed' }], error: { code: 'DENIED', message: 'not allowed', source } })
+    expect(attributed).toEqual({
+      content: [{ type: 'text', text: 'not allowed' }, { type: 'text', text: '(decided by guard noLockfiles of plugin locks)' }],
+      isError: true,
+      _meta: { 'dsh/error': { code: 'DENIED', message: 'not allowed', source } },
+    })
   })
 })
 

@@ -4,7 +4,7 @@
  * scaffold building, passing its own test and loading from its dsh.yml outside
  * the repository is test/e2e/pack-install.spec.ts.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
@@ -21,7 +21,7 @@ function scratch(): string {
   return dir
 }
 
-it('writes the package: plugin, test, dsh.yml, README; dsh and cordis as peers at this dsh\'s version', async () => {
+it('writes the package: plugin, test, dsh.yml, README; dsh and cordis as peers at this dsh\'s version, and as dev dependencies on this dsh\'s own copies', async () => {
   const dir = scratch()
   const run = await runCli(['new-plugin', 'dsh-plugin-audit-note'], dir)
   expect(run.code, run.stderr).toBe(0)
@@ -30,6 +30,10 @@ it('writes the package: plugin, test, dsh.yml, README; dsh and cordis as peers a
   const manifest = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'))
   const dsh = JSON.parse(readFileSync(join(import.meta.dirname, '../../core/dsh/package.json'), 'utf8'))
   expect(manifest).toMatchObject({ name: 'dsh-plugin-audit-note', type: 'module', peerDependencies: { dsh: `^${dsh.version}`, cordis: dsh.peerDependencies.cordis } })
+  // dev dependencies on this very dsh and its cordis, by file: path: dsh's packages are not on the registry
+  const repo = join(import.meta.dirname, '../..')
+  expect(manifest.devDependencies).toMatchObject({ dsh: `file:${join(repo, 'core/dsh')}`, cordis: `file:${realpathSync(join(repo, 'node_modules/cordis'))}` })
+  expect(readFileSync(join(plugin, 'README.md'), 'utf8')).toContain(`by \`file:\` path (\`${join(repo, 'core/dsh')}\``)
   expect(Object.keys(manifest.exports['.'])[0]).toBe('types')
   const source = readFileSync(join(plugin, 'src/index.ts'), 'utf8')
   expect(source).toContain("export const name = 'audit-note'")

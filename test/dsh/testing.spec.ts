@@ -21,7 +21,7 @@ describe('dsh/testing', () => {
     expect((await k.call('t')).content).toEqual([{ type: 'text', text: 'ran' }])
     stop()
     const stop2 = answerApprovals(k, (request) => ({ kind: 'denied', reason: `no ${request.exec.name}` }))
-    expect((await k.call('t')).error).toEqual({ code: 'DENIED', message: 'approval denied: no t' })
+    expect((await k.call('t')).error).toMatchObject({ code: 'DENIED', message: 'approval denied: no t' })
     stop2()
     expect((await k.call('t')).error?.code).toBe('APPROVAL_UNAVAILABLE')
   })

@@ -167,9 +167,37 @@ describe('dsh exec', () => {
   it('an error result exits 1: a guard denial', async () => {
     const run = await dsh(['exec', 'echo', '{"command":"rm -rf /"}'], dir)
     expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/^✗ echo DENIED/)
+    // who decided: the guard's plugin, the guard by its place among the plugin's guards
+    expect(run.stdout).toMatch(/^✗ echo DENIED by guard #1 of plugin deny-pattern\n/)
     expect(run.stdout).toContain('matches ^rm ')
     expect(run.stdout).toMatch(/✗ result echo DENIED/)
+    const json = await dsh(['exec', 'echo', '{"command":"rm -rf /"}', '--json', '--session', 'denied'], dir)
+    expect(JSON.parse(json.stdout).result.error).toEqual({ code: 'DENIED', message: 'matches ^rm ', source: { kind: 'guard', plugin: 'deny-pattern', detail: '#1' } })
+    expect(logOf('denied').find((e) => e.type === 'tool/result')?.data.error.source).toEqual({ kind: 'guard', plugin: 'deny-pattern', detail: '#1' })
+  })
+
+  it('dsh inspect --call explains a past call from the log: each step passed, who decided, with what guard; JSON too; an unknown call exits 2', async () => {
+    const denied = await dsh(['exec', 'echo', '{"command":"rm -rf /"}', '--json', '--session', 'why'], dir)
+    const { callId } = JSON.parse(denied.stdout).result
+    const explained = await dsh(['inspect', '--call', callId, '--session', 'why'], dir)
+    expect(explained.code, explained.stderr).toBe(0)
+    expect(explained.stdout).toContain(`call ${callId} echo {"command":"rm -rf /"}\n`)
+    expect(explained.stdout).toContain('✗ DENIED — decided by guard #1 of plugin deny-pattern: matches ^rm ')
+    expect(explained.stdout).toMatch(/✓ prepare: passed\n {2}✓ pre-execute: passed\n {2}✗ guards: decided \(guard #1 of plugin deny-pattern\)\n {2}· approval: not reached/)
+    // without --session every session is searched; --json gives the steps
+    const json = await dsh(['inspect', '--call', callId, '--json'], dir)
+    expect(json.code, json.stderr).toBe(0)
+    const parsed = JSON.parse(json.stdout)
+    expect(parsed).toMatchObject({ callId, name: 'echo', code: 'DENIED', source: { kind: 'guard', plugin: 'deny-pattern', detail: '#1' }, session: { id: 'why' } })
+    expect(parsed.steps.map((s: any) => s.outcome)).toEqual(['passed', 'passed', 'decided', 'not reached', 'not reached', 'not reached', 'not reached'])
+    // an ask nobody answered: the approval decided, with what the log says of it
+    const asked = await dsh(['exec', 'needs_ok', '{}', '--json', '--session', 'why2'], dir)
+    const askedId = JSON.parse(asked.stdout).result.callId
+    const approval = await dsh(['inspect', '--call', askedId], dir)
+    expect(approval.stdout).toMatch(/✗ approval: decided \(approval asked by the tools\/pre-execute listener of plugin asks\)\n {6}asked: the asks fixture asks\n {6}decided unavailable/)
+    const none = await dsh(['inspect', '--call', 'no-such-call'], dir)
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain('--call: no call "no-such-call" in any session in')
   })
 
   it('an unknown tool and arguments the schema refuses are error results too (exit 1, audited)', async () => {
@@ -184,7 +212,7 @@ describe('dsh exec', () => {
   it('without a terminal nobody can answer an approval: denied, and the output says so', async () => {
     const run = await dsh(['exec', 'needs_ok', '{}', '--session', 'ask'], dir)
     expect(run.code).toBe(1)
-    expect(run.stdout).toMatch(/^✗ needs_ok APPROVAL_UNAVAILABLE\n/)
+    expect(run.stdout).toMatch(/^✗ needs_ok APPROVAL_UNAVAILABLE by approval asked by the tools\/pre-execute listener of plugin asks\n/)
     expect(run.stdout).toContain('nobody could answer')
     expect(run.stdout).toContain('unavailable → denied')
     expect(run.stdout).not.toContain('approved and ran')
@@ -215,7 +243,7 @@ describe('dsh exec', () => {
     const run = await dsh(['exec', 'cordis_inspect', '{"section":"guards"}', '--json'], dir)
     expect(run.code).toBe(0)
     const doc = JSON.parse(run.stdout)
-    expect(doc.result.value).toEqual({ guards: [{ order: 1, owner: 'deny-pattern', function: null }, { order: 2, owner: 'ordered', function: 'orderedGuard' }] })
+    expect(doc.result.value).toEqual({ guards: [{ order: 1, owner: 'deny-pattern', function: null, name: '#1' }, { order: 2, owner: 'ordered', function: 'orderedGuard', name: 'orderedGuard' }] })
     expect(doc.approver).toBe('none')
     expect(doc.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['tool/call', 'tool/result']))
   })

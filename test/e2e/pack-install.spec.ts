@@ -219,12 +219,18 @@ describe('the packages, installed from their tarballs', () => {
   }, 180_000)
 })
 
-describe('a plugin scaffolded by the installed dsh', () => {
-  it('dsh new-plugin writes a package that builds, passes its own test, and loads from its dsh.yml in dsh exec and dsh inspect', () => {
-    // what the scaffold builds with, at the repository's own versions (from the npm cache where it is there)
-    const dev = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
-    const tools = run(['npm', 'install', '--prefer-offline', '--no-audit', '--no-fund', '--no-save', `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`], 300_000)
-    expect(tools.status, tools.stderr).toBe(0)
+describe('a plugin scaffolded by dsh new-plugin installs with npm and passes its own test, asking the registry for none of dsh\'s packages', () => {
+  /** `npm install` then `npm test` in a scaffold: dsh and cordis are linked by file: path, the rest comes from the npm cache */
+  function installAndTest(plugin: string, runner: (argv: string[], timeout: number, cwd: string) => ReturnType<typeof spawnSync>) {
+    const install = runner(['npm', 'install', '--prefer-offline', '--no-audit', '--no-fund'], 300_000, plugin)
+    // before: dsh was a registry range, and npm install failed with 404 Not Found - GET …/dsh
+    expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0)
+    const test = runner(['npm', 'test'], 300_000, plugin)
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0)
+    expect(test.stdout).toMatch(/# pass 4\n# fail 0/)
+  }
+
+  it('from the installed tarballs: npx dsh new-plugin, npm install, npm test; then it loads from its dsh.yml in dsh exec and dsh inspect', () => {
     const made = run(['npx', '--no-install', 'dsh', 'new-plugin', 'dsh-plugin-greeter'])
     expect(made.status, made.stderr).toBe(0)
     expect(made.stdout).toContain('wrote dsh-plugin-greeter (plugin greeter, tool greeter_hello)')
@@ -232,11 +238,13 @@ describe('a plugin scaffolded by the installed dsh', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(plugin, 'package.json'), 'utf8'))
     const dshVersion = workspaces.find((w) => w.manifest.name === 'dsh')!.manifest.version
     expect(manifest.peerDependencies).toEqual({ cordis: expect.any(String), dsh: `^${dshVersion}` })
+    // the very copies the project installed, by their real paths
+    expect(manifest.devDependencies).toMatchObject({ dsh: `file:${installed('dsh')}`, cordis: `file:${installed('cordis')}` })
 
-    // its own test: the build, then node --test on dsh/testing (resolved from the installed tarballs, the repository hidden)
-    const test = run(['npm', 'test'], 300_000, plugin)
-    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0)
-    expect(test.stdout).toMatch(/# pass 4\n# fail 0/)
+    // the repository hidden: nothing resolves through the checkout
+    installAndTest(plugin, run)
+    expect(fs.realpathSync(path.join(plugin, 'node_modules', 'dsh'))).toBe(installed('dsh'))
+    expect(fs.realpathSync(path.join(plugin, 'node_modules', 'cordis'))).toBe(installed('cordis'))
 
     const exec = run([installed('.bin', 'dsh'), 'exec', 'greeter_hello', '{"name":"world"}'], 120_000, plugin)
     expect(exec.status, exec.stderr).toBe(0)
@@ -247,5 +255,24 @@ describe('a plugin scaffolded by the installed dsh', () => {
     const snapshot = JSON.parse(inspect.stdout)
     expect(snapshot.tools).toContainEqual(expect.objectContaining({ name: 'greeter_hello', owner: 'greeter' }))
     expect(snapshot.plugins).toContainEqual(expect.objectContaining({ name: 'greeter', spec: './lib/src/index.js', status: 'active' }))
+  }, 600_000)
+
+  it('from a checkout: the checkout\'s dsh new-plugin writes, outside the repository, a package linked to the checkout that installs and passes', () => {
+    const outside = fs.mkdtempSync(path.join(work, 'from-checkout-'))
+    const made = spawnSync(process.execPath, [path.join(root, 'core/dsh/lib/cli.js'), 'new-plugin', 'dsh-plugin-counter'], { cwd: outside, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 })
+    expect(made.status, made.stderr).toBe(0)
+    const plugin = path.join(outside, 'dsh-plugin-counter')
+    const manifest = JSON.parse(fs.readFileSync(path.join(plugin, 'package.json'), 'utf8'))
+    expect(manifest.devDependencies).toMatchObject({ dsh: `file:${path.join(root, 'core/dsh')}`, cordis: `file:${fs.realpathSync(path.join(root, 'node_modules/cordis'))}` })
+    const inOutside = (argv: string[], timeout: number, cwd: string) => {
+      const [command, ...args] = argv
+      return spawnSync(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout })
+    }
+    const status = () => spawnSync('git', ['status', '--porcelain', '--ignored', 'core/dsh'], { cwd: root, encoding: 'utf8' }).stdout
+    const before = status()
+    installAndTest(plugin, inOutside)
+    // the link is the checkout itself, which npm left as it was
+    expect(fs.realpathSync(path.join(plugin, 'node_modules', 'dsh'))).toBe(path.join(root, 'core/dsh'))
+    expect(status()).toBe(before)
   }, 600_000)
 })

@@ -15,7 +15,8 @@ describe('PostToolUse', () => {
   it('decision:block replaces the result with BLOCKED and the reason; the tool did run', async () => {
     k = await hooksKernel({ hooks: { PostToolUse: [group('Bash', fixture('post-block.sh'))] } })
     const result = await k.call('bash', { command: 'cat SECRET.txt' })
-    expect(result.error).toEqual({ code: 'BLOCKED', message: 'the output contains a secret' })
+    // the hook that blocked, by its command
+    expect(result.error).toEqual({ code: 'BLOCKED', message: 'the output contains a secret', source: { kind: 'hook', plugin: 'hooks-claude-code', detail: fixture('post-block.sh') } })
     expect(result.content).not.toContainEqual(expect.objectContaining({ text: 'bash ran' }))
     expect(k.ran).toEqual(['bash'])
   })
@@ -36,7 +37,7 @@ describe('PostToolUse', () => {
 
   it('node: exit 2 from a post hook blocks with its stderr', async () => {
     k = await hooksKernel({ hooks: { PostToolUse: [group('Write', fixture('post-block.mjs'))] } })
-    expect((await k.call('write', { file_path: 'a', content: 'TOO-LONG' })).error).toEqual({ code: 'BLOCKED', message: 'node post hook: the result is too long to show' })
+    expect((await k.call('write', { file_path: 'a', content: 'TOO-LONG' })).error).toMatchObject({ code: 'BLOCKED', message: 'node post hook: the result is too long to show' })
     expect((await k.call('write', { file_path: 'a', content: 'ok' })).isError).toBe(false)
   })
 
@@ -70,7 +71,7 @@ describe('PostToolUseFailure', () => {
   it('runs for a failed call with the error, and can block it', async () => {
     k = await hooksKernel({ hooks: { PostToolUseFailure: [group('failing', fixture('post-failure.sh'))] } })
     const result = await k.call('failing', {})
-    expect(result.error).toEqual({ code: 'BLOCKED', message: 'failure seen: PostToolUseFailure' })
+    expect(result.error).toMatchObject({ code: 'BLOCKED', message: 'failure seen: PostToolUseFailure' })
     expect(k.read('failure.txt')).toMatch(/^TOOL_FAILED: failing failed: the tool broke/)
   })
 

@@ -22,6 +22,8 @@ describe('JSON decisions (bash + jq)', () => {
     const result = await k.call('bash', { command: 'rm -rf /' })
     expect(result.error?.code).toBe('DENIED')
     expect(result.error?.message).toContain('rm -rf is not allowed here: rm -rf /')
+    // who decided: this plugin, by the hook's command
+    expect(result.error?.source).toEqual({ kind: 'hook', plugin: 'hooks-claude-code', detail: fixture('deny-rm.sh') })
     expect(k.ran).toEqual([])
   })
 
@@ -128,6 +130,8 @@ describe('several hooks', () => {
     const k = await withHooks(group('Bash', fixture('allow.sh'), fixture('deny-rm.sh')))
     const result = await k.call('bash', { command: 'rm -rf build' })
     expect(result.error?.code).toBe('DENIED')
+    // the deny's hook is named, not the one that allowed
+    expect(result.error?.source).toEqual({ kind: 'hook', plugin: 'hooks-claude-code', detail: fixture('deny-rm.sh') })
     expect(k.events('hook/result').map((e: any) => e.data.decision).sort()).toEqual(['allow', 'deny'])
   })
 

@@ -22,7 +22,7 @@ async function askingKernel(options: KernelOptions = {}) {
     apply(ctx: Context) {
       otelTestTools(ctx)
       ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'echo' ? { kind: 'ask', reason: 'echo needs a yes' } : next()))
-      ctx.tools.guard((exec) => (exec.arguments.text === 'guarded' ? 'refused after the approval' : undefined))
+      ctx.tools.guard((exec) => (exec.arguments.text === 'guarded' ? 'refused before the approval' : undefined))
     },
   })
   return k
@@ -72,10 +72,26 @@ describe('otel: approvals', () => {
     await k!.call('echo', { text: 'x' }, { callId: 'd1' })
     stop()
     await k!.call('echo', { text: 'y' }, { callId: 'u1' })
-    expect(rec!.span('d1').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'approval', 'dsh.approval.outcome': 'denied', 'dsh.approval.by': 'listener', 'error.type': 'DENIED' })
+    expect(rec!.span('d1').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'approval', 'dsh.decision.plugin': 'asker', 'dsh.approval.outcome': 'denied', 'dsh.approval.by': 'listener', 'error.type': 'DENIED' })
     expect(rec!.span('u1').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'approval', 'dsh.approval.outcome': 'unavailable', 'dsh.approval.by': 'fallback', 'error.type': 'APPROVAL_UNAVAILABLE' })
     expect(rec!.span('u1').status.code).toBe(SpanStatusCode.ERROR)
     expect(rec!.span('u1').attributes['dsh.approval.grant']).toBeUndefined()
+  })
+
+  it('records a guard\'s ask: approved, the call allowed by the approval; refused, the approval\'s denial with the guard\'s plugin', async () => {
+    rec = recordSpans()
+    k = tracked(await createTestKernel({ plugins: { otel: {} } }))
+    k.ctx.plugin({ name: 'asking-guard', inject: ['tools'], apply(ctx: Context) {
+      otelTestTools(ctx)
+      ctx.tools.guard((exec) => (exec.name === 'echo' ? { ask: 'echo needs a yes' } : undefined))
+    } })
+    const stop = answerApprovals(k, { kind: 'approved', grant: 'once' })
+    expect((await k.call('echo', { text: 'x' }, { callId: 'gy' })).isError).toBe(false)
+    expect(rec.span('gy').attributes).toMatchObject({ 'dsh.decision': 'allow', 'dsh.decision.by': 'approval', 'dsh.approval.outcome': 'approved', 'dsh.approval.grant': 'once' })
+    stop()
+    answerApprovals(k, { kind: 'denied', reason: 'no' })
+    await k.call('echo', { text: 'x' }, { callId: 'gn' })
+    expect(rec.span('gn').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'approval', 'dsh.decision.plugin': 'asking-guard', 'dsh.approval.outcome': 'denied' })
   })
 
   it('records policy never as a denial by policy, and a guard after an approval as the guard\'s', async () => {
@@ -87,7 +103,9 @@ describe('otel: approvals', () => {
     await askingKernel()
     answerApprovals(k!, { kind: 'approved', grant: 'once' })
     await k!.call('echo', { text: 'guarded' }, { callId: 'ga' })
-    expect(rec!.span('ga').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'guard', 'dsh.approval.outcome': 'approved', 'error.type': 'DENIED' })
+    // the guard refuses before anyone is asked: no approval on the span, the guard's plugin named
+    expect(rec!.span('ga').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'guard', 'dsh.decision.plugin': 'asker', 'error.type': 'DENIED' })
+    expect(rec!.span('ga').attributes['dsh.approval.outcome']).toBeUndefined()
   })
 
   it('records an approved escalation of the sandbox mode', async () => {

@@ -120,7 +120,7 @@ describe('otel: observe only', () => {
     // a later listener that denies after next() allowed still wins: monotone, and the span says deny
     k.ctx.plugin({ name: 'late-deny', apply: (ctx: Context) => { ctx.on('tools/pre-execute', async (_exec, next) => { await next(); return { kind: 'deny', reason: 'late' } }) } })
     const result = await k.execute({ callId: 'late', name: 'echo', arguments: { text: 'x' }, session: k.session })
-    expect(result.error).toEqual({ code: 'DENIED', message: 'late' })
+    expect(result.error).toMatchObject({ code: 'DENIED', message: 'late' })
     expect(rec.span('late').attributes).toMatchObject({ 'dsh.decision': 'deny', 'dsh.decision.by': 'pre-execute' })
   })
 })

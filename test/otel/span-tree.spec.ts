@@ -82,6 +82,7 @@ describe('otel: the span tree of a run_code', () => {
       'dsh.call.parent': id,
       'dsh.decision': 'deny',
       'dsh.decision.by': 'pre-execute',
+      'dsh.decision.plugin': 'otel-test-tools',
       'error.type': 'DENIED',
     })
     expect(denied.events).toEqual([])

@@ -106,7 +106,7 @@ describe('advisory only', () => {
     const [, ok, , blocked] = await runs([['look', {}], ['look', {}], ['look', { block: true }], ['look', { block: true }]])
     expect(ok.isError).toBe(false)
     expect(reminders(ok)).toHaveLength(1)
-    expect(blocked.error).toEqual({ code: 'BLOCKED', message: 'no peeking' })
+    expect(blocked.error).toMatchObject({ code: 'BLOCKED', message: 'no peeking' })
     expect(reminders(blocked)).toHaveLength(0)
   })
 

@@ -148,7 +148,7 @@ describe('what is not spilled', () => {
     const k = await kernel({ maxInlineBytes: 1024 })
     k.ctx.plugin({ name: 'blocker', apply: (ctx) => { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'withheld' })) } })
     holder.output = 'b'.repeat(5000)
-    expect((await k.call('emit')).error).toEqual({ code: 'BLOCKED', message: 'withheld' })
+    expect((await k.call('emit')).error).toMatchObject({ code: 'BLOCKED', message: 'withheld' })
     expect(spillEvents(k, 'spill/written')).toHaveLength(0)
   })
 

@@ -17,7 +17,7 @@ describe('configured limits', () => {
     registerTools(k, observingTool('plain', 1_000, probe))
     const pending = k.call('plain')
     await vi.advanceTimersByTimeAsync(40)
-    expect((await pending).error).toEqual({ code: 'TIMEOUT', message: 'plain exceeded its 40 ms limit' })
+    expect((await pending).error).toMatchObject({ code: 'TIMEOUT', message: 'plain exceeded its 40 ms limit' })
   }))
 
   it('twin: without defaultMs the same tool runs as long as it takes', () => withFakeTimers(async () => {
@@ -38,7 +38,7 @@ describe('configured limits', () => {
     const a = k.call('strict')
     const b = k.call('other')
     await vi.advanceTimersByTimeAsync(300)
-    expect((await a).error).toEqual({ code: 'TIMEOUT', message: 'strict exceeded its 20 ms limit' })
+    expect((await a).error).toMatchObject({ code: 'TIMEOUT', message: 'strict exceeded its 20 ms limit' })
     // the declared 500 ms beats defaultMs: other finishes at 300 ms
     expect((await b).isError).toBe(false)
   }))

@@ -22,7 +22,7 @@ describe('a tool that declares timeoutMs', () => {
     await vi.advanceTimersByTimeAsync(50)
     const result = await pending
     expect(result.isError).toBe(true)
-    expect(result.error).toEqual({ code: 'TIMEOUT', message: 'slow exceeded its 50 ms limit' })
+    expect(result.error).toMatchObject({ code: 'TIMEOUT', message: 'slow exceeded its 50 ms limit' })
     expect(probe.abortedAt! - t0).toBe(50)
     expect(KernelError.is(probe.reason, 'TIMEOUT')).toBe(true)
     expect(vi.getTimerCount()).toBe(0)
@@ -151,7 +151,7 @@ describe('the caller\'s signal', () => {
     const result = await pending
     clearTimeout(later)
     expect(probe.abortedAt! - t0).toBe(50)
-    expect(result.error).toEqual({ code: 'TIMEOUT', message: 'slow exceeded its 50 ms limit' })
+    expect(result.error).toMatchObject({ code: 'TIMEOUT', message: 'slow exceeded its 50 ms limit' })
   }))
 })
 

@@ -13,7 +13,7 @@ it('the README\'s dsh.yml example loads and its limits apply', () => withFakeTim
   registerTools(loaded.k, observingTool('web_fetch', 60_000, probe))
   const pending = loaded.k.call('web_fetch')
   await vi.advanceTimersByTimeAsync(30_000)
-  expect((await pending).error).toEqual({ code: 'TIMEOUT', message: 'web_fetch exceeded its 30000 ms limit' })
+  expect((await pending).error).toMatchObject({ code: 'TIMEOUT', message: 'web_fetch exceeded its 30000 ms limit' })
 }))
 
 it('a reload with a new limit applies it to the next call', () => withFakeTimers(async () => {

@@ -43,7 +43,7 @@ describe('cordis_inspect through the pipeline', () => {
   it('filters to one section', async () => {
     const k = await kernel()
     const guards = await k.call(TOOL_NAME, { section: 'guards' })
-    expect(guards.value).toEqual({ guards: [{ order: 1, owner: 'deny-pattern', function: null }] })
+    expect(guards.value).toEqual({ guards: [{ order: 1, owner: 'deny-pattern', function: null, name: '#1' }] })
     const tools = await k.call(TOOL_NAME, { section: 'tools' })
     expect(Object.keys(tools.value as object).sort()).toEqual(['mode', 'tools'])
     const sandbox = await k.call(TOOL_NAME, { section: 'sandbox' })

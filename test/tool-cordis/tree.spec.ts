@@ -35,6 +35,39 @@ describe('formatTree', () => {
     expect(coloured.replace(/\x1b\[\d+m/g, '')).toBe(plain)
   })
 
+  it('shows plugins as a tree: a plugin\'s children under it, every guard, listener and tool under its owner, anonymous guards by their place', async () => {
+    k = await createTestKernel()
+    k.ctx.plugin({ name: 'family', inject: ['tools'], apply: (ctx: Context) => {
+      ctx.tools.register(testTool('family_tool'))
+      ctx.plugin({ name: 'child', inject: ['tools'], apply: (child: Context) => {
+        child.tools.guard(() => undefined)
+        child.tools.guard(function lockGuard() { return undefined })
+        child.on('tools/pre-execute', function childPolicy(_exec, next) { return next() })
+      } })
+    } })
+    const snap = snapshot(k.ctx)
+    expect(snap.plugins.find((p) => p.name === 'child')).toMatchObject({ parent: 'family' })
+    expect(snap.plugins.find((p) => p.name === 'family')).toMatchObject({ parent: null })
+    expect(snap.guards.filter((g) => g.owner === 'child').map((g) => [g.function, g.name])).toEqual([[null, '#1'], ['lockGuard', 'lockGuard']])
+    const lines = formatTree(snap).split('\n')
+    const at = lines.findIndex((line) => /─ family (\(host\) )?active/.test(line))
+    expect(at, formatTree(snap)).toBeGreaterThan(0)
+    const indent = lines[at].indexOf('family')
+    // the lines hanging under family, up to its next sibling
+    const under: string[] = []
+    for (const line of lines.slice(at + 1)) {
+      if (line.length <= indent || !/[ │]/.test(line[indent - 3] ?? '') || /^[├└]/.test(line.slice(indent - 3))) break
+      under.push(line.slice(indent))
+    }
+    expect(under).toEqual([
+      '├─ tool family_tool',
+      expect.stringMatching(/^└─ child (\(host\) )?active/),
+      expect.stringMatching(/^ {3}├─ guard #1 \(\d+\. of all guards\)$/),
+      expect.stringMatching(/^ {3}├─ guard lockGuard \(\d+\. of all guards\)$/),
+      expect.stringMatching(/^ {3}└─ listener tools\/pre-execute #\d+ childPolicy$/),
+    ])
+  })
+
   it('prints a filtered snapshot with only its sections', async () => {
     k = await createTestKernel()
     const text = formatTree(filterSnapshot(snapshot(k.ctx), { section: 'approval' }))

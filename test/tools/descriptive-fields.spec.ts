@@ -138,6 +138,6 @@ describe('the output check', () => {
   it('an error result is left as it is', async () => {
     inPlugin('p', (ctx) => { ctx.tools.register(testTool('typed', () => { throw new Error('boom') }, { outputSchema: lengthSchema })) })
     const result = await k.call('typed')
-    expect(result.error).toEqual({ code: 'TOOL_FAILED', message: expect.stringContaining('boom') })
+    expect(result.error).toEqual({ code: 'TOOL_FAILED', message: expect.stringContaining('boom'), source: { kind: 'body', plugin: 'p' } })
   })
 })

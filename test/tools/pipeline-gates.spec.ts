@@ -43,7 +43,7 @@ describe('prepare', () => {
 
   it('validates against the schema, naming the problem', async () => {
     const wrongType = await k.call('echo', { x: 3 })
-    expect(wrongType.error).toEqual({ code: 'INVALID_ARGS', message: 'echo: arguments.x must be string' })
+    expect(wrongType.error).toEqual({ code: 'INVALID_ARGS', message: 'echo: arguments.x must be string', source: { kind: 'prepare', plugin: 'tools', detail: 'the parameters schema' } })
     const extra = await k.call('echo', { y: 'x' })
     expect(extra.error?.message).toMatch(/additional properties.*"y"/)
     expect((await k.call('echo', [1])).error?.code).toBe('INVALID_ARGS')
@@ -114,7 +114,7 @@ describe('gate 1: tools/pre-execute', () => {
   it('denies with the listener reason and never runs the body', async () => {
     plugin(k, 'deny', (ctx) => { ctx.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'not today' })) })
     const result = await k.call('echo', {})
-    expect(result.error).toEqual({ code: 'DENIED', message: 'not today' })
+    expect(result.error).toEqual({ code: 'DENIED', message: 'not today', source: { kind: 'pre-execute', plugin: 'deny' } })
     expect(ran).toBe(0)
   })
 
@@ -145,7 +145,8 @@ describe('gate 1: tools/pre-execute', () => {
     plugin(k, 'inner', (ctx) => {
       ctx.on('tools/pre-execute', async () => { await new Promise((r) => setTimeout(r, 20)); return { kind: 'deny', reason: 'late deny' } })
     })
-    expect((await k.call('echo', {})).error).toEqual({ code: 'DENIED', message: 'late deny' })
+    // the inner listener decided, not the outer one that answered first
+    expect((await k.call('echo', {})).error).toEqual({ code: 'DENIED', message: 'late deny', source: { kind: 'pre-execute', plugin: 'inner' } })
     expect(ran).toBe(0)
   })
 
@@ -164,7 +165,8 @@ describe('gate 2: guards', () => {
       ctx.tools.guard(() => { order.push('guard'); return 'guarded' })
       ctx.on('tools/pre-execute', (exec, next) => { order.push('pre'); return next() })
     })
-    expect((await k.call('echo', {})).error).toEqual({ code: 'DENIED', message: 'guarded' })
+    // an anonymous guard is named by its place among its plugin's guards
+    expect((await k.call('echo', {})).error).toEqual({ code: 'DENIED', message: 'guarded', source: { kind: 'guard', plugin: 'g', detail: '#1' } })
     expect(order).toEqual(['pre', 'guard'])
     expect(ran).toBe(0)
   })

@@ -62,7 +62,7 @@ describe('gate 3: tools/execute', () => {
       ctx.tools.register(testTool('hang', (args, call) => new Promise((resolve) => call.signal.addEventListener('abort', () => resolve('x')))))
     })
     const result = await k.call('hang', {})
-    expect(result.error).toEqual({ code: 'TIMEOUT', message: 'hang exceeded its 10 ms limit' })
+    expect(result.error).toEqual({ code: 'TIMEOUT', message: 'hang exceeded its 10 ms limit', source: { kind: 'body', plugin: 'p', detail: 'a deadline' } })
   })
 
   it('a body refused by a policy (KernelError DENIED, as web_fetch throws for a host) is DENIED, not TOOL_FAILED', async () => {
@@ -78,7 +78,7 @@ describe('gate 3: tools/execute', () => {
       ctx.tools.register(testTool('weird', () => 42 as any))
       ctx.tools.register(testTool('badblock', () => [{ type: 'video' }] as any))
     })
-    expect((await k.call('boom', {})).error).toEqual({ code: 'TOOL_FAILED', message: 'boom failed: kaboom' })
+    expect((await k.call('boom', {})).error).toEqual({ code: 'TOOL_FAILED', message: 'boom failed: kaboom', source: { kind: 'body', plugin: 'p' } })
     expect((await k.call('weird', {})).error?.code).toBe('TOOL_FAILED')
     expect((await k.call('badblock', {})).error?.message).toMatch(/unknown type "video"/)
   })
@@ -163,7 +163,7 @@ describe('gate 4: tools/post-execute', () => {
 
   it('blocks with feedback', async () => {
     plugin(k, 'block', (ctx) => { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'no secrets' })) })
-    expect((await k.call('ok', {})).error).toEqual({ code: 'BLOCKED', message: 'no secrets' })
+    expect((await k.call('ok', {})).error).toEqual({ code: 'BLOCKED', message: 'no secrets', source: { kind: 'post-execute', plugin: 'block' } })
   })
 
   it('can never turn an error into a success', async () => {
@@ -181,7 +181,8 @@ describe('gate 4: tools/post-execute', () => {
     })
     const result = await k.call('fail', {})
     expect(result.isError).toBe(true)
-    expect(result.error).toEqual({ code: 'TOOL_FAILED', message: 'failed: [redacted]' })
+    // the source stays the body's: the listener reworded the failure, it did not decide it
+    expect(result.error).toMatchObject({ code: 'TOOL_FAILED', message: 'failed: [redacted]', source: { kind: 'body' } })
     expect(JSON.stringify(result)).not.toContain('bad')
   })
 
@@ -207,7 +208,7 @@ describe('gate 4: tools/post-execute', () => {
     expect(JSON.stringify(thrown)).not.toContain('secret')
     inner.dispose()
     plugin(k, 'inner-blocks', (ctx) => { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'no' })) })
-    expect((await k.call('ok', {})).error).toEqual({ code: 'BLOCKED', message: 'no' })
+    expect((await k.call('ok', {})).error).toEqual({ code: 'BLOCKED', message: 'no', source: { kind: 'post-execute', plugin: 'inner-blocks' } })
   })
 
   it('keeps the call identity whatever a listener returns', async () => {

@@ -1,7 +1,9 @@
 /**
- * Property tests over random compositions of listeners, guards and wrappers:
- * no denial ever ends as an allow; every call gets exactly one result and one
- * `tool/result`; the caller's cancellation always reaches the body.
+ * Property tests over random compositions of listeners, guards, approvers and
+ * wrappers: no denial ever ends as an allow, no ask (gate 1's or a guard's)
+ * ends as one without an approval, and the result says who decided; every
+ * call gets exactly one result and one `tool/result`; the caller's
+ * cancellation always reaches the body.
  */
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
@@ -10,12 +12,14 @@ import { createTestKernel, testTool } from 'dsh/testing'
 import { eventsOf } from './helpers.js'
 
 type Pre = 'pass' | 'allow-short' | 'deny' | 'deny-after-next' | 'ask' | 'throw' | 'garbage' | 'flip-after-next' | 'next-twice'
-type GuardKind = 'pass' | 'deny' | 'throw' | 'async-deny'
+type GuardKind = 'pass' | 'deny' | 'throw' | 'async-deny' | 'ask' | 'async-ask'
+type Approver = 'none' | 'approve' | 'deny' | 'throw' | 'malformed'
 type Wrap = 'pass' | 'new-signal' | 'throw-before' | 'skip' | 'throw-after'
 type Post = 'pass' | 'replace' | 'block' | 'throw' | 'flip-error'
 
 const pre = fc.constantFrom<Pre>('pass', 'allow-short', 'deny', 'deny-after-next', 'ask', 'throw', 'garbage', 'flip-after-next', 'next-twice')
-const guard = fc.constantFrom<GuardKind>('pass', 'deny', 'throw', 'async-deny')
+const guard = fc.constantFrom<GuardKind>('pass', 'deny', 'throw', 'async-deny', 'ask', 'async-ask')
+const approver = fc.constantFrom<Approver>('none', 'approve', 'deny', 'throw', 'malformed')
 const wrap = fc.constantFrom<Wrap>('pass', 'new-signal', 'throw-before', 'skip', 'throw-after')
 const post = fc.constantFrom<Post>('pass', 'replace', 'block', 'throw', 'flip-error')
 
@@ -36,17 +40,29 @@ function preListener(kind: Pre) {
 }
 
 /** What the pre-execute chain must decide: the strictest decision among the listeners that ran. */
-function expectedPre(kinds: Pre[]): 'allow' | 'deny' {
+function expectedPre(kinds: Pre[]): 'allow' | 'ask' | 'deny' {
   let strictest: 'allow' | 'deny' = 'allow'
   for (const kind of kinds) {
     if (kind === 'pass') continue
     if (kind === 'allow-short') return strictest
     if (kind === 'flip-after-next') continue
     if (kind === 'deny-after-next') { strictest = 'deny'; continue }
-    // deny, ask (no approval service → unavailable), throw, garbage, next-twice all refuse
+    // answers without next(): the listeners after it never run
+    if (kind === 'ask') return strictest === 'deny' ? 'deny' : 'ask'
+    // deny, throw, garbage, next-twice all refuse
     return 'deny'
   }
   return strictest
+}
+
+/** The outcome the whole call must have before its body: deny > ask > allow, and only an approval passes an ask. */
+function expectedGates(pres: Pre[], guards: GuardKind[], answer: Approver): { pass: true } | { pass: false; codes: string[]; kind: string } {
+  const pre = expectedPre(pres)
+  if (pre === 'deny') return { pass: false, codes: ['DENIED'], kind: 'pre-execute' }
+  if (guards.some((g) => g === 'deny' || g === 'throw' || g === 'async-deny')) return { pass: false, codes: ['DENIED'], kind: 'guard' }
+  if (pre !== 'ask' && !guards.some((g) => g === 'ask' || g === 'async-ask')) return { pass: true }
+  if (answer === 'approve') return { pass: true }
+  return { pass: false, codes: answer === 'deny' ? ['DENIED'] : ['APPROVAL_UNAVAILABLE'], kind: 'approval' }
 }
 
 describe('pipeline properties', () => {
@@ -58,15 +74,30 @@ describe('pipeline properties', () => {
         ctx.tools.register(testTool('t', () => { bodyRuns++; return 'body' }))
       } })
       await fc.assert(fc.asyncProperty(
-        fc.array(pre, { maxLength: 4 }), fc.array(guard, { maxLength: 3 }), fc.array(wrap, { maxLength: 3 }), fc.array(post, { maxLength: 3 }),
-        async (pres, guards, wraps, posts) => {
+        fc.array(pre, { maxLength: 4 }), fc.array(guard, { maxLength: 3 }), fc.array(wrap, { maxLength: 3 }), fc.array(post, { maxLength: 3 }), approver,
+        fc.boolean(),
+        async (pres, guards, wraps, posts, answer, allowFirst) => {
+          let asked = 0
           const fork = k.ctx.plugin({ name: 'composition', inject: ['tools'], apply: (ctx: Context) => {
             for (const kind of pres) ctx.on('tools/pre-execute', preListener(kind))
+            // another plugin's listener first in line that allows without next(): it silences gate 1, never a guard
+            if (allowFirst) ctx.on('tools/pre-execute', () => ({ kind: 'allow' }), true)
             for (const kind of guards) {
               ctx.tools.guard((exec) => {
                 if (kind === 'deny') return 'guard deny'
                 if (kind === 'throw') throw new Error('guard throw')
                 if (kind === 'async-deny') return Promise.resolve('async guard deny') as any
+                if (kind === 'ask') return { ask: 'guard ask' }
+                if (kind === 'async-ask') return Promise.resolve({ ask: 'async guard ask' }) as any
+              })
+            }
+            if (answer !== 'none') {
+              ctx.on('approval/request', (): any => {
+                asked++
+                if (answer === 'approve') return { kind: 'approved', grant: 'once' }
+                if (answer === 'deny') return { kind: 'denied', reason: 'approver deny' }
+                if (answer === 'throw') throw new Error('approver throw')
+                return { kind: 'approved' }
               })
             }
             for (const kind of wraps) {
@@ -92,11 +123,16 @@ describe('pipeline properties', () => {
           try {
             const before = bodyRuns
             const result = await k.call('t', {})
-            const denied = expectedPre(pres) === 'deny' || guards.some((g) => g !== 'pass')
-            if (denied) {
+            const gates = expectedGates(allowFirst ? [] : pres, guards, answer)
+            if (!gates.pass) {
               expect(result.isError).toBe(true)
-              expect(['DENIED', 'APPROVAL_UNAVAILABLE']).toContain(result.error?.code)
+              expect(gates.codes).toContain(result.error?.code)
+              // who decided: gate 1's listener, a guard, or the approval
+              expect(result.error?.source?.kind).toBe(gates.kind)
+              expect(result.error?.source?.plugin).toBe('composition')
               expect(bodyRuns).toBe(before)
+              // nobody is asked about a call a listener or guard refuses
+              if (gates.kind !== 'approval') expect(asked).toBe(0)
             } else if (wraps.some((w) => w !== 'pass' && w !== 'new-signal')) {
               expect(result.isError).toBe(true)
             } else if (posts.some((p) => p === 'block' || p === 'throw')) {

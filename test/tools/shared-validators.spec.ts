@@ -50,8 +50,8 @@ describe('tools with equal schemas', () => {
       expect((await k.call('one', { n: 1 })).content).toEqual([{ type: 'text', text: 'one' }])
       expect((await k.call('two', { n: 2, s: 'xy' })).content).toEqual([{ type: 'text', text: 'two' }])
       const refused = await k.call('two', { n: 'x' })
-      expect(refused.error).toEqual({ code: 'INVALID_ARGS', message: 'two: arguments.n must be number' })
-      expect((await k.call('one', { n: 3, s: 'x' })).error).toEqual({ code: 'INVALID_ARGS', message: 'one: arguments.s must NOT have fewer than 2 characters' })
+      expect(refused.error).toMatchObject({ code: 'INVALID_ARGS', message: 'two: arguments.n must be number' })
+      expect((await k.call('one', { n: 3, s: 'x' })).error).toMatchObject({ code: 'INVALID_ARGS', message: 'one: arguments.s must NOT have fewer than 2 characters' })
       fork.dispose()
     }
   })

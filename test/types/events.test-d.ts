@@ -2,7 +2,7 @@
 // by declaration merging.
 import type { Context } from 'cordis'
 import { describe, expectTypeOf, it } from 'vitest'
-import type { ApprovalOutcome, BlockDecision, Execution, PostExecuteInput, PreToolDecision, Session, ToolResult } from 'dsh'
+import type { ApprovalOutcome, BlockDecision, DecisionSource, Execution, PostExecuteInput, PreToolDecision, Session, ToolResult } from 'dsh'
 
 declare module 'cordis' {
   interface Events {
@@ -43,7 +43,7 @@ describe('tools/pre-execute', () => {
   })
 
   it('distinguishes the decision kinds', () => {
-    expectTypeOf<PreToolDecision>().extract<{ kind: 'deny' }>().toEqualTypeOf<{ kind: 'deny'; reason: string }>()
+    expectTypeOf<PreToolDecision>().extract<{ kind: 'deny' }>().toEqualTypeOf<{ kind: 'deny'; reason: string; source?: DecisionSource }>()
     expectTypeOf<{ kind: 'allow' }>().toMatchTypeOf<PreToolDecision>()
     expectTypeOf<{ kind: 'allow' }>().not.toEqualTypeOf<PreToolDecision>()
   })

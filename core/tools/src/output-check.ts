@@ -26,5 +26,5 @@ export function checkOutput(entry: ToolEntry | undefined, result: ToolResult): T
   else if (value === null || typeof value !== 'object' || Array.isArray(value)) problem = `its value is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`
   else problem = checkOf(entry)(value)
   if (!problem) return result
-  return errorResult(result.callId, result.name, 'TOOL_FAILED', `${result.name} broke its outputSchema: ${problem}`)
+  return errorResult(result.callId, result.name, 'TOOL_FAILED', `${result.name} broke its outputSchema: ${problem}`, { kind: 'body', plugin: entry.ownerName, detail: 'outputSchema' })
 }

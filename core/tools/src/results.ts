@@ -4,12 +4,36 @@
  */
 import type { JsonValue, ResultErrorCode } from '@dsh/kernel'
 import { capErrorText, deepFreeze, ERROR_TEXT_LIMIT, snapshot } from '@dsh/kernel'
-import type { ContentBlock, ToolOutput, ToolResult } from './types.js'
+import type { ContentBlock, ErrorSource, ToolOutput, ToolResult } from './types.js'
 
-export function errorResult(callId: string, name: string, code: ResultErrorCode, message: string): ToolResult {
+export function errorResult(callId: string, name: string, code: ResultErrorCode, message: string, source?: ErrorSource): ToolResult {
   // Why a cap: a message that echoes a caller's 9 MB argument would be a 9 MB answer (text and error both)
   if (message.length > ERROR_TEXT_LIMIT) message = capErrorText(message)
-  return { callId, name, isError: true, content: [{ type: 'text', text: message }], error: { code, message } }
+  return { callId, name, isError: true, content: [{ type: 'text', text: message }], error: source ? { code, message, source } : { code, message } }
+}
+
+/**
+ * Who decided a failure, for a person: "guard lockfile-guard of plugin locks",
+ * "rule Bash(git push:*) of plugin claude-code-permissions", "hook
+ * ./check.sh of plugin hooks-claude-code", "the tools/pre-execute listener of
+ * plugin policy", "approval asked by guard noPush of plugin git", "prepare".
+ */
+export function describeSource(source: ErrorSource): string {
+  const of = source.plugin !== undefined ? ` of plugin ${source.plugin}` : ''
+  const detail = source.detail
+  switch (source.kind) {
+    case 'rule': return `rule ${detail ?? '(unnamed)'}${of}`
+    case 'hook': return `hook ${detail ?? '(settings)'}${of}`
+    case 'guard': return `guard ${detail ?? '(anonymous)'}${of}`
+    case 'mode': return `mode${detail ? ` ${detail}` : ''}${of}`
+    case 'pre-execute': return `the tools/pre-execute listener${of}${detail ? ` (${detail})` : ''}`
+    case 'post-execute': return `the tools/post-execute listener${of}${detail ? ` (${detail})` : ''}`
+    // the detail of an approval is who asked for it
+    case 'approval': return detail ? `approval asked by ${detail}` : `approval${of}`
+    case 'body': return `the tool's body${of}${detail ? ` (${detail})` : ''}`
+    case 'sandbox': return `the sandbox${of}${detail ? ` (${detail})` : ''}`
+    default: return `${source.kind}${detail ? ` (${detail})` : ''}${of}`
+  }
 }
 
 function checkBlock(block: unknown, index: number): ContentBlock {
@@ -88,7 +112,10 @@ export function resultText(result: ToolResult): string {
 export function freezeResult(result: ToolResult): ToolResult {
   for (const block of result.content) Object.freeze(block)
   Object.freeze(result.content)
-  if (result.error) Object.freeze(result.error)
+  if (result.error) {
+    if (result.error.source) Object.freeze(result.error.source)
+    Object.freeze(result.error)
+  }
   if (result.value !== undefined) deepFreeze(result.value)
   return Object.freeze(result)
 }

@@ -40,6 +40,20 @@ export interface ToolCall {
    * its own counters. Nothing happens when no host listens.
    */
   progress(report: ProgressReport): void
+  /**
+   * Call another tool through the whole pipeline (audited, gated, approved,
+   * confined) as a sub-call of this one: `parent` is this call, so it works
+   * under code mode too, and its id is `<callId>:call:<n>`. Resolves to its
+   * result; never rejects. The sub-call runs under this body's signal (fused
+   * with `options.signal` when given).
+   */
+  execute(name: string, args?: unknown, options?: SubCallOptions): Promise<ToolResult>
+}
+
+/** Options of `ToolCall.execute`. */
+export interface SubCallOptions {
+  /** a further signal to stop the sub-call (this body's own always applies) */
+  signal?: AbortSignal
 }
 
 /** A line for people about a running call ("1,204 bytes, 37 lines of output so far"), or a function giving it. */
@@ -82,9 +96,36 @@ export interface ToolDefinition<A extends JsonObject = any> {
   requiredMode?: SandboxMode | ((args: A) => SandboxMode | undefined)
 }
 
+/** The step of the pipeline (or the kind of policy inside one) that decided a failure. */
+export type ErrorSourceKind = 'prepare' | 'pre-execute' | 'rule' | 'hook' | 'approval' | 'guard' | 'mode' | 'sandbox' | 'body' | 'post-execute'
+
+/**
+ * Who decided a failure: the step, the plugin (its cordis name) whose listener,
+ * guard or tool it was, and the rule, hook command or guard where there is one.
+ * The plugin is always the pipeline's finding, never a listener's claim.
+ */
+export interface ErrorSource {
+  kind: ErrorSourceKind
+  plugin?: string
+  detail?: string
+}
+
 export interface ToolError {
   code: ResultErrorCode
   message: string
+  /** who decided it (absent only on an error a listener or host built by hand) */
+  source?: ErrorSource
+}
+
+/**
+ * What a `tools/pre-execute` listener (on a deny or an ask) or a
+ * `tools/post-execute` listener (on a block) may say about its own decision:
+ * that a permission rule, a hook or a mode made it, and which one. The
+ * pipeline adds the plugin that owns the listener.
+ */
+export interface DecisionSource {
+  kind?: 'rule' | 'hook' | 'mode'
+  detail?: string
 }
 
 export interface ToolResult {
@@ -130,13 +171,14 @@ export interface Execution {
 
 export type PreToolDecision =
   | { kind: 'allow' }
-  | { kind: 'deny'; reason: string }
+  | { kind: 'deny'; reason: string; source?: DecisionSource }
   /** ask a human; `sandboxMode` asks to run this one call under an explicit (escalated) mode */
-  | { kind: 'ask'; reason?: string; sandboxMode?: SandboxMode }
+  | { kind: 'ask'; reason?: string; sandboxMode?: SandboxMode; source?: DecisionSource }
 
 export interface BlockDecision {
   kind: 'block'
   feedback: string
+  source?: DecisionSource
 }
 
 export interface PostExecuteInput {
@@ -144,6 +186,13 @@ export interface PostExecuteInput {
   readonly result: ToolResult
 }
 
-export type Guard = (exec: Execution) => Awaitable<string | undefined | void>
+/**
+ * What a guard answers: nothing to let the call go on, a reason to deny it, or
+ * `{ ask: reason }` to require an approval even where every `tools/pre-execute`
+ * listener allowed it (deny > ask > allow; only an approval lets it through).
+ */
+export type GuardVerdict = string | { ask: string } | undefined | void
+
+export type Guard = (exec: Execution) => Awaitable<GuardVerdict>
 
 export type ToolsMode = 'native' | 'code' | 'both'

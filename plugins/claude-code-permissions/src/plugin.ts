@@ -15,7 +15,7 @@ import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { CLAUDE_TOOL_NAMES, claudeToolNamer, settingsFiles, watchFiles } from '@dsh/claude-code-settings'
 import type { JsonObject } from '@dsh/kernel'
-import type { Execution, PreToolDecision } from '@dsh/tools'
+import type { DecisionSource, Execution, PreToolDecision } from '@dsh/tools'
 import type { Config } from './config.js'
 import { decide, type Outcome } from './decide.js'
 import { isMode, type PermissionMode } from './modes.js'
@@ -144,6 +144,11 @@ async function prepare(ctx: Context, config: Config) {
   }
 }
 
+/** Who decided, for the result's `error.source`: the rule as written, else the mode's default. */
+function decisionSource(outcome: Outcome, mode: PermissionMode): DecisionSource {
+  return outcome.rule ? { kind: 'rule', detail: outcome.rule.text } : { kind: 'mode', detail: mode }
+}
+
 function record(exec: Pick<Execution, 'callId' | 'name'>, outcome: Outcome, mode: PermissionMode): PermissionDecided {
   const data: PermissionDecided = { callId: exec.callId, name: exec.name, decision: outcome.decision, mode }
   if (outcome.rule) {
@@ -167,10 +172,10 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     // in the file before the call goes on (a failed write throws: the call is refused), held off the heap as its line
     exec.session.write('permission/decided', record(exec, outcome, mode))
     // a rule's deny stands: the listeners after this one never get to weaken it
-    if (outcome.decision === 'deny') return { kind: 'deny', reason: outcome.reason }
+    if (outcome.decision === 'deny') return { kind: 'deny', reason: outcome.reason, source: decisionSource(outcome, mode) }
     const after = await next()
     if (outcome.decision === 'allow' || after.kind === 'deny') return after
-    const ask: PreToolDecision = { kind: 'ask', reason: outcome.reason }
+    const ask: PreToolDecision = { kind: 'ask', reason: outcome.reason, source: decisionSource(outcome, mode) }
     if (after.kind === 'ask') {
       ask.reason = [outcome.reason, after.reason].filter((reason) => reason).join('; ')
       if (after.sandboxMode) ask.sandboxMode = after.sandboxMode

@@ -124,7 +124,8 @@ async function runOne(env: DispatchEnv, spec: HookSpec, subject: HookSubject, in
   } catch (error) {
     return refused(spec.event, `the result of ${label(spec)} could not be audited: ${(error as Error).message}`)
   }
-  return decided
+  // a hook that refused or asked is named in the call's error.source
+  return decided.kind === 'deny' || decided.kind === 'ask' || decided.kind === 'block' ? { ...decided, command: spec.command } : decided
 }
 
 /** The verdict of an event none of whose hooks applies (shared: nothing is made for it). */

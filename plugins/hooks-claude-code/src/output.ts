@@ -191,6 +191,10 @@ export function combine(verdicts: readonly Verdict[]): Verdict {
   let top: Verdict = { kind: 'none' }
   for (const verdict of verdicts) top = strictest(top, verdict)
   if (!('reason' in top)) return top
-  const reasons = verdicts.filter((v) => v.kind === top.kind).map((v) => (v as { reason: string }).reason)
-  return { kind: top.kind, reason: reasons.join('; ') } as Verdict
+  const same = verdicts.filter((v) => v.kind === top.kind) as Array<{ reason: string; command?: string }>
+  const combined = { kind: top.kind, reason: same.map((v) => v.reason).join('; ') } as Verdict & { command?: string }
+  // the commands that decided, for the result's error.source
+  const commands = same.map((v) => v.command).filter((command): command is string => command !== undefined)
+  if (commands.length) combined.command = commands.join('; ')
+  return combined
 }

@@ -15,7 +15,7 @@ import type { Context } from 'cordis'
 import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
 import { raw } from '@dsh/kernel'
-import type { ApprovalOutcome, BlockDecision, PreToolDecision, ToolResult } from '@dsh/tools'
+import type { ApprovalOutcome, BlockDecision, DecisionSource, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
 import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
@@ -105,6 +105,11 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
   }
 }
 
+/** The hook command(s) that decided, for the result's error.source (none: the settings themselves refused). */
+function hookSource(verdict: { command?: string }): DecisionSource {
+  return verdict.command !== undefined ? { kind: 'hook', detail: verdict.command } : { kind: 'hook' }
+}
+
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const launcher = createLauncher()
   // hooks still running when the plugin goes away are killed with their process groups
@@ -123,12 +128,12 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     if (pending === NO_HOOKS) return next()
     const verdict = await pending
     // a hook's deny stands: the listeners after this one never get to weaken it
-    if (verdict.kind === 'deny') return { kind: 'deny', reason: verdict.reason }
+    if (verdict.kind === 'deny') return { kind: 'deny', reason: verdict.reason, source: hookSource(verdict) }
     const after = await next()
     if (verdict.kind !== 'ask' || after.kind === 'deny') return after
-    if (after.kind === 'allow') return { kind: 'ask', reason: verdict.reason }
+    if (after.kind === 'allow') return { kind: 'ask', reason: verdict.reason, source: hookSource(verdict) }
     // both ask: one question with both reasons, keeping the explicit sandbox mode the other asked for
-    return { ...after, reason: [verdict.reason, after.reason].filter((reason) => reason).join('; ') }
+    return { ...after, reason: [verdict.reason, after.reason].filter((reason) => reason).join('; '), source: hookSource(verdict) }
   })
 
   const notices = new Notices(() => ready, () => env)
@@ -152,7 +157,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     const pending = run(result.isError ? 'PostToolUseFailure' : 'PostToolUse', exec, result)
     if (pending === NO_HOOKS) return next()
     const verdict = await pending
-    if (verdict.kind === 'block') return { kind: 'block', feedback: verdict.reason }
+    if (verdict.kind === 'block') return { kind: 'block', feedback: verdict.reason, source: hookSource(verdict) }
     return next()
   })
 

@@ -43,6 +43,7 @@ export interface HookSpec {
 /** What one hook said, once its run is interpreted. */
 export type Verdict =
   | { kind: 'allow' | 'none' }
-  | { kind: 'deny' | 'ask' | 'block'; reason: string }
+  /** `command`: the hook that decided (absent for a refusal of the settings themselves) */
+  | { kind: 'deny' | 'ask' | 'block'; reason: string; command?: string }
   /** no answer: could not start, 126/127, killed, timed out, malformed output */
   | { kind: 'no-answer'; reason: string }

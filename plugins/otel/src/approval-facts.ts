@@ -24,6 +24,14 @@ const SCAN_LIMIT = 10_000
 
 /** The approval of the call `callId`, from the log; else what its result says of it. */
 export function approvalFacts(session: Session, callId: string, result: ToolResult): ApprovalFacts {
+  return loggedApproval(session, callId) ?? inferred(result)
+}
+
+/**
+ * The approval of `callId` as the log has it, or undefined when none was decided (the scan stops
+ * at the call's own `tool/call`, a few events back for a call that asked nobody).
+ */
+export function loggedApproval(session: Session, callId: string): ApprovalFacts | undefined {
   const events = session.events()
   let decided: SessionEvent<'approval/decided'> | undefined
   let asked: SessionEvent<'approval/asked'> | undefined
@@ -38,7 +46,7 @@ export function approvalFacts(session: Session, callId: string, result: ToolResu
       break
     }
   }
-  if (!decided) return inferred(result)
+  if (!decided) return undefined
   const outcome = decided.data.outcome
   const facts: ApprovalFacts = { outcome: outcome.kind, by: decided.data.by }
   if (outcome.kind === 'approved') {

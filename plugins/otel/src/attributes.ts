@@ -18,6 +18,8 @@ export const DSH_SESSION_ID = 'dsh.session.id'
 export const DSH_CALL_PARENT = 'dsh.call.parent'
 export const DSH_DECISION = 'dsh.decision'
 export const DSH_DECISION_BY = 'dsh.decision.by'
+/** the plugin (cordis name) that decided a denial: `error.source.plugin` */
+export const DSH_DECISION_PLUGIN = 'dsh.decision.plugin'
 export const DSH_APPROVAL_OUTCOME = 'dsh.approval.outcome'
 export const DSH_APPROVAL_GRANT = 'dsh.approval.grant'
 export const DSH_APPROVAL_BY = 'dsh.approval.by'

@@ -10,7 +10,7 @@
 import { context, INVALID_TRACEID, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import type { JsonValue, Session } from '@dsh/kernel'
 import { resultText, type Execution, type PreToolDecision, type ToolResult } from '@dsh/tools'
-import { approvalFacts, type ApprovalFacts } from './approval-facts.js'
+import { approvalFacts, loggedApproval, type ApprovalFacts } from './approval-facts.js'
 import * as A from './attributes.js'
 import type { Config } from './config.js'
 import { verdictOf, type GateAnswer } from './verdict.js'
@@ -30,7 +30,7 @@ const NOT_RECORDING: OpenCall = Object.freeze({ span: trace.wrapSpanContext({ tr
 const STATUS_DESCRIPTION = 'otel.status_description'
 
 const open = new WeakMap<Execution, OpenCall>()
-/** `run_code` spans by call id, per session: the parents of sub-calls (found through the call's `parent` token) */
+/** open spans by call id, per session: the parents of sub-calls (found through the call's `parent` token) */
 const runs = new WeakMap<Session, Map<string, Span>>()
 
 const now = () => performance.timeOrigin + performance.now()
@@ -73,6 +73,8 @@ export class CallSpans {
       }
     }
     const call: OpenCall = { span }
+    // any recording call may parent sub-calls (a run_code program's, or a body's ToolCall.execute)
+    if (exec.parent || exec.name !== 'run_code') this.runsOf(exec.session).set(exec.callId, span)
     if (this.config.recordArguments) this.setCut(call, A.GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify(exec.arguments))
     open.set(exec, call)
     return call
@@ -91,12 +93,16 @@ export class CallSpans {
     // success without an open span was not recorded when it started
     const call = open.get(exec) ?? (result.isError ? this.start(exec) : undefined)
     open.delete(exec)
-    if (!exec.parent && exec.name === 'run_code') runs.get(exec.session)?.delete(exec.callId)
+    runs.get(exec.session)?.delete(exec.callId)
     if (!call || call === NOT_RECORDING) return
     const span = call.span
-    const approval = call.gate === 'ask' ? approvalFacts(exec.session, exec.callId, result) : undefined
+    // gate 1 asked: read (or infer) the approval; else only a guard's ask could have asked, and then the log says so
+    const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result) : mayHaveAsked(call.gate, result) ? loggedApproval(exec.session, exec.callId) : undefined
     const verdict = verdictOf(call.gate, approval, result)
-    if (verdict) span.setAttributes({ [A.DSH_DECISION]: verdict.decision, [A.DSH_DECISION_BY]: verdict.by })
+    if (verdict) {
+      span.setAttributes({ [A.DSH_DECISION]: verdict.decision, [A.DSH_DECISION_BY]: verdict.by })
+      if (verdict.plugin !== undefined) span.setAttribute(A.DSH_DECISION_PLUGIN, verdict.plugin)
+    }
     if (approval) this.recordApproval(span, call, approval)
     recordSandbox(span, facts)
     if (this.config.recordResults) this.setCut(call, A.GEN_AI_TOOL_CALL_RESULT, resultRecord(result))
@@ -146,6 +152,25 @@ export class CallSpans {
     ;(call.truncated ??= []).push(key)
     return cut
   }
+}
+
+/** Refused before any approval was asked: by a listener, a guard, or prepare. */
+const BEFORE_APPROVAL = new Set(['prepare', 'pre-execute', 'rule', 'hook', 'guard'])
+
+/**
+ * Whether an approval was asked for: gate 1 asked and nothing refused the call before the
+ * question (a guard's deny comes first), or a guard asked and the approval decided the failure.
+ */
+function asked(gate: OpenCall['gate'], result: ToolResult): boolean {
+  const kind = result.error?.source?.kind
+  if (kind === 'approval') return true
+  return gate === 'ask' && !(kind !== undefined && BEFORE_APPROVAL.has(kind))
+}
+
+/** A call gate 1 allowed that got past the guards: a guard's ask may have been approved. */
+function mayHaveAsked(gate: OpenCall['gate'], result: ToolResult): boolean {
+  const kind = result.error?.source?.kind
+  return gate === 'allow' && !(kind !== undefined && BEFORE_APPROVAL.has(kind))
 }
 
 /** What a confined call recorded for `tool/result`: `{ sandbox: { backend, enforcement?, unenforced?, mode? } }`. */

@@ -4,7 +4,7 @@
  * other plugin and service plugged on the context, from cordis's registry.
  */
 import { Context, Service } from 'cordis'
-import { describeError, isServiceName, raw } from '@dsh/kernel'
+import { describeError, isServiceName, ownerName, raw } from '@dsh/kernel'
 import { jsonSafe } from './json-safe.js'
 import type { LoadedPluginLike, PluginDirectory, PluginInfo, PluginStatus, SnapshotOptions } from './types.js'
 
@@ -15,7 +15,16 @@ interface ScopeLike {
   hasError?: boolean
   error?: unknown
   config?: unknown
+  /** the context the plugin was plugged on */
+  parent?: Context
   runtime?: ScopeLike & { name?: string; plugin?: unknown; children?: ScopeLike[] }
+}
+
+/** The plugin a fork was plugged from, by name; null for the root. */
+function parentOf(fork: ScopeLike | undefined): string | null {
+  if (!fork?.parent) return null
+  const name = ownerName(fork.parent)
+  return name === 'root' ? null : name
 }
 
 // cordis's ScopeStatus (a const enum in its typings): PENDING, LOADING, ACTIVE, FAILED, DISPOSED
@@ -62,6 +71,7 @@ export function collectPlugins(ctx: Context, options: SnapshotOptions = {}): Plu
       spec: loaded.spec,
       source: 'config',
       kind: 'plugin',
+      parent: parentOf(fork),
       ...scopeStatus(fork),
       config: jsonSafe(loaded.config),
     })
@@ -78,6 +88,7 @@ export function collectPlugins(ctx: Context, options: SnapshotOptions = {}): Plu
         source: 'host',
         // a Service subclass, or a plugin that provides the service of its own name (cordis's logger, timer)
         kind: isService(runtime.plugin) || (!!runtime.name && isServiceName(ctx, runtime.name)) ? 'service' : 'plugin',
+        parent: parentOf(fork),
         ...scopeStatus(fork),
         config: jsonSafe(fork.config),
       })

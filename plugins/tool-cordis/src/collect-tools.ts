@@ -46,9 +46,12 @@ export function collectTools(tools: ToolsView): ToolInfo[] {
 }
 
 export function collectGuards(tools: ToolsView): GuardInfo[] {
-  return tools.guards().map((guard, index) => ({
-    order: index + 1,
-    owner: guard.ownerName,
-    function: functionName(guard.fn),
-  }))
+  const perOwner = new Map<string, number>()
+  return tools.guards().map((guard, index) => {
+    const n = (perOwner.get(guard.ownerName) ?? 0) + 1
+    perOwner.set(guard.ownerName, n)
+    const fn = functionName(guard.fn)
+    // an anonymous guard is named as a refusal names it: by its place among its plugin's guards
+    return { order: index + 1, owner: guard.ownerName, function: fn, name: fn ?? `#${n}` }
+  })
 }

@@ -3,6 +3,7 @@
  * section, owners in brackets, coloured when asked to be.
  */
 import type { FilteredSnapshot } from './filter.js'
+import { pluginTreeItems } from './plugin-tree.js'
 import type { ListenerGroup, PluginInfo, RegistrySnapshot, SandboxInfo } from './types.js'
 
 export interface TreeOptions {
@@ -89,7 +90,7 @@ function sectionBlocks(snap: FilteredSnapshot, p: Paint): Array<[string, string[
     }))])
   }
   if (snap.listeners) blocks.push([`listeners`, snap.listeners.map((group) => listenerLines(group, p))])
-  if (snap.guards) blocks.push([`guards (${snap.guards.length})`, one(snap.guards.map((g) => `${g.order}. ${p.cyan(`[${clean(g.owner)}]`)}${g.function ? ` ${clean(g.function)}` : ''}`))])
+  if (snap.guards) blocks.push([`guards (${snap.guards.length})`, one(snap.guards.map((g) => `${g.order}. ${p.cyan(`[${clean(g.owner)}]`)} ${clean(g.name ?? g.function ?? '')}`))])
   if (snap.prompt) {
     blocks.push([`prompt sections (${snap.prompt.length})`, one(snap.prompt.map((s) =>
       `${p.bold(clean(s.id))} ${p.cyan(`[${clean(s.owner)}]`)} ${p.dim(s.error ? `error: ${clean(s.error)}` : `order ${s.order}, ${s.chars} chars`)}`))])
@@ -102,12 +103,14 @@ function sectionBlocks(snap: FilteredSnapshot, p: Paint): Array<[string, string[
       : [p.dim('no approval service')])])
   }
   if (snap.plugins) {
-    blocks.push([`plugins (${snap.plugins.length})`, one(snap.plugins.map((pl) => {
+    const head = (pl: PluginInfo) => {
       const where = pl.spec && pl.spec !== pl.name ? p.dim(` ${clean(pl.spec)}`) : ''
       const kind = pl.source === 'host' ? p.dim(` (${pl.kind === 'service' ? 'service' : 'host'})`) : ''
       const config = JSON.stringify(pl.config)
       return `${p.bold(clean(pl.name))}${where}${kind} ${statusText(pl.status, p)}${pl.error ? p.red(` ${clean(pl.error)}`) : ''}${config && config !== '{}' && config !== 'null' ? p.dim(` ${clean(config)}`) : ''}`
-    }))])
+    }
+    // each plugin with what it owns and the plugins it plugged, under it
+    blocks.push([`plugins (${snap.plugins.length})`, pluginTreeItems(snap, { clean: (text) => clean(text), head, dim: p.dim, cyan: p.cyan, branch: (items) => branch(items) })])
   }
   return blocks
 }

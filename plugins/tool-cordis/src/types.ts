@@ -48,6 +48,8 @@ export interface GuardInfo {
   order: number
   owner: string
   function: string | null
+  /** what results' `error.source.detail` calls it: the function's name, else `#n` among its owner's guards */
+  name: string
 }
 
 export interface PromptSectionInfo {
@@ -100,6 +102,8 @@ export interface PluginInfo {
   /** `config`: loaded by the kernel from its plugin map; `host`: plugged directly on the context */
   source: 'config' | 'host'
   kind: 'plugin' | 'service'
+  /** the plugin it was plugged from (its `ctx.plugin(...)` caller); null when plugged on the root */
+  parent: string | null
   status: PluginStatus
   /** the validated config, JSON-safe, with secret-looking keys redacted */
   config: JsonValue

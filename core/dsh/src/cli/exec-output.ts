@@ -3,7 +3,7 @@
  * session events the call appended) as a timeline.
  */
 import type { SessionEvent } from '@dsh/kernel'
-import type { ToolResult } from '@dsh/tools'
+import { describeSource, type ToolResult } from '@dsh/tools'
 import { formatTimeline, type Painter } from './timeline.js'
 
 /** The approval outcome of the call, if it asked: the last `approval/decided` event's outcome. */
@@ -40,7 +40,12 @@ export interface ExecReport {
 export function formatReport(report: ExecReport, p: Painter): string {
   const { result, events, session } = report
   const lines: string[] = []
-  if (result.isError) lines.push(`${p.red('✗')} ${p.bold(oneLine(result.name))} ${p.red(result.error?.code ?? 'ERROR')}`)
+  if (result.isError) {
+    const source = result.error?.source
+    // who decided the failure: the plugin, and its rule, hook or guard
+    const by = source ? ` ${p.dim('by')} ${oneLine(describeSource(source))}` : ''
+    lines.push(`${p.red('✗')} ${p.bold(oneLine(result.name))} ${p.red(result.error?.code ?? 'ERROR')}${by}`)
+  }
   else lines.push(`${p.green('✓')} ${p.bold(oneLine(result.name))}`)
   // the content of an error result carries its message; say it once
   if (result.isError && result.content.length === 0 && result.error?.message) lines.push(indent(result.error.message))

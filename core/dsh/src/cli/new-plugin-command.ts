@@ -12,8 +12,9 @@ const HELP = `Usage: dsh new-plugin <dir> [--name <package-name>]
 Writes a dsh plugin package into <dir> (which must be new or empty): src/index.ts
 (name, inject, a schemastery Config, apply registering one tool), a test on
 dsh/testing run with node --test, a dsh.yml loading the build, a README, a
-package.json (dsh and cordis as peer and dev dependencies, at this dsh's
-version) and a tsconfig.json. Then: cd <dir> && npm install && npm test.
+package.json and a tsconfig.json. dsh and cordis are peer dependencies at this
+dsh's version, and dev dependencies on this very dsh by file: path (dsh's
+packages are not on the npm registry). Then: cd <dir> && npm install && npm test.
 
 Options:
   -n, --name <package-name>   the npm package name (default: <dir>'s name)

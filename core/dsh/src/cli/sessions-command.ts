@@ -50,7 +50,7 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-function storeFor(values: { config?: string; 'data-dir'?: string }): SessionStore {
+export function storeFor(values: { config?: string; 'data-dir'?: string }): SessionStore {
   if (values['data-dir'] !== undefined) return new SessionStore(resolve(values['data-dir'], 'sessions'))
   const config = findConfig(values.config)
   let dataDir: string | undefined

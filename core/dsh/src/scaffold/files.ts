@@ -2,7 +2,9 @@
  * The files of a new plugin package: a plugin with a name, `inject`, a
  * schemastery `Config` and `apply` registering one tool; a spec on
  * `dsh/testing` run by `node --test` after the build; a dsh.yml loading the
- * build; a README. Versions: dsh and cordis as peers at the dsh that wrote it.
+ * build; a README. dsh and cordis are peers at the version and range of the
+ * dsh that wrote it, and dev dependencies on that dsh's own copies by `file:`
+ * path (origin.ts): dsh's packages are not on the registry.
  */
 import type { PluginNames } from './names.js'
 
@@ -12,6 +14,10 @@ export interface ScaffoldVersions {
   schemastery: string
   typescript: string
   nodeTypes: string
+  /** the real path of the dsh package directory that writes the scaffold */
+  dshDir: string
+  /** the real path of the cordis that dsh runs on (absent: the registry's, at dsh's range) */
+  cordisDir?: string
 }
 
 export function scaffoldFiles(names: PluginNames, versions: ScaffoldVersions): Record<string, string> {
@@ -28,7 +34,12 @@ export function scaffoldFiles(names: PluginNames, versions: ScaffoldVersions): R
       scripts: { build: 'tsc', test: 'tsc && node --test lib/test/plugin.test.js' },
       peerDependencies: { cordis: versions.cordis, dsh: `^${versions.dsh}` },
       dependencies: { schemastery: versions.schemastery },
-      devDependencies: { '@types/node': versions.nodeTypes, cordis: versions.cordis, dsh: `^${versions.dsh}`, typescript: versions.typescript },
+      devDependencies: {
+        '@types/node': versions.nodeTypes,
+        cordis: versions.cordisDir ? `file:${versions.cordisDir}` : versions.cordis,
+        dsh: `file:${versions.dshDir}`,
+        typescript: versions.typescript,
+      },
     }),
     'tsconfig.json': json({
       compilerOptions: {
@@ -133,7 +144,13 @@ A [dsh](https://www.npmjs.com/package/dsh) plugin, \`${pluginName}\`: it registe
     npx dsh exec ${toolName} '{"name": "world"}'    # through ./dsh.yml, which loads lib/src/index.js
 
 \`dsh\` and \`cordis\` are peer dependencies: the plugin runs on the host's copies, the ones that own
-the context and the services. They are dev dependencies too, to build and test.
+the context and the services. They are dev dependencies too, to build and test — on the very copies
+of the dsh that wrote this package, by \`file:\` path (\`${versions.dshDir}\`${versions.cordisDir ? ` and \`${versions.cordisDir}\`` : ''}),
+since dsh's packages are not on the npm registry: \`npm install\` links them and asks the registry
+only for TypeScript, \`@types/node\` and schemastery. Keep npm's default \`install-links=false\` (a copy
+of the directory would lose the dependencies it finds beside it). On another machine, or once dsh is
+published, point \`devDependencies.dsh\` (and \`cordis\`) at your dsh: another \`file:\` path, or a
+version range.
 
 ## Use it
 

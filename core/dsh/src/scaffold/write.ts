@@ -6,11 +6,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { scaffoldFiles, type ScaffoldVersions } from './files.js'
 import { pluginNames, type PluginNames } from './names.js'
+import { scaffoldOrigin } from './origin.js'
 
-/** The versions the scaffold pins: this dsh, and the ranges of cordis and schemastery it is built on. */
+/** What the scaffold depends on: this dsh (its version, and its directory), the cordis it runs on, schemastery's range. */
 export function scaffoldVersions(dshPackageJson: URL): ScaffoldVersions {
   const pkg = JSON.parse(readFileSync(dshPackageJson, 'utf8')) as { version: string; peerDependencies: Record<string, string>; dependencies: Record<string, string> }
-  return { dsh: pkg.version, cordis: pkg.peerDependencies.cordis, schemastery: `^${pkg.dependencies.schemastery}`, typescript: '~5.9.3', nodeTypes: '^20.19.0' }
+  const { dshDir, cordisDir } = scaffoldOrigin(dshPackageJson)
+  return { dsh: pkg.version, cordis: pkg.peerDependencies.cordis, schemastery: `^${pkg.dependencies.schemastery}`, typescript: '~5.9.3', nodeTypes: '^20.19.0', dshDir, cordisDir }
 }
 
 export function writeScaffold(target: string, versions: ScaffoldVersions, packageName?: string): { dir: string; names: PluginNames; files: string[] } {

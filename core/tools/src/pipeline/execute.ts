@@ -10,12 +10,18 @@ import { compose, describeError, fuseSignals, KernelError } from '@dsh/kernel'
 import { errorResult, outputToResult } from '../results.js'
 import type { SandboxMode } from '@dsh/kernel'
 import type { ExecuteInput, ToolCall, ToolOutput, ToolResult } from '../types.js'
-import type { AuditFacts, Call, Prepared } from './state.js'
+import type { AuditFacts, Call, PipelineEnv, Prepared } from './state.js'
+import { BodyCall } from './tool-call.js'
+import { sourceOf } from './sources.js'
+
+/** a failing `tools/execute` wrapper (which one is not tracked: wrappers only pass signals on) */
+const WRAPPER = Object.freeze(sourceOf('body', undefined, 'a tools/execute wrapper'))
 
 type Ready = Extract<Prepared, { kind: 'ready' }>
 
 /** What the body runs with, besides its signal. */
 interface Dispatch {
+  readonly env: PipelineEnv
   readonly call: Call
   readonly ready: Ready
   readonly approvedSandboxMode: SandboxMode | undefined
@@ -32,15 +38,15 @@ function isDeadline(reason: unknown): boolean {
 }
 
 /** Classify how a body that ran under `signal` ended, given the caller's signal. */
-function abortedResult(call: Call, signal: AbortSignal): ToolResult | undefined {
+function abortedResult(call: Call, owner: string, signal: AbortSignal): ToolResult | undefined {
   const { callId, name } = call
-  if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED', `call ${callId} (${name}) was aborted while running`)
+  if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED', `call ${callId} (${name}) was aborted while running`, sourceOf('body', owner, 'the caller aborted'))
   if (!signal.aborted) return
   if (isDeadline(signal.reason)) {
     const message = describeError(signal.reason)
-    return errorResult(callId, name, 'TIMEOUT', message.includes(name) ? message : `${name}: ${message}`)
+    return errorResult(callId, name, 'TIMEOUT', message.includes(name) ? message : `${name}: ${message}`, sourceOf('body', owner, 'a deadline'))
   }
-  return errorResult(callId, name, 'ABORTED', `${name} was aborted by a tools/execute wrapper: ${describeError(signal.reason)}`)
+  return errorResult(callId, name, 'ABORTED', `${name} was aborted by a tools/execute wrapper: ${describeError(signal.reason)}`, sourceOf('body', owner, 'a tools/execute wrapper aborted it'))
 }
 
 function ignoreProgress(): void {}
@@ -61,49 +67,45 @@ function runBody(dispatch: Dispatch, signal: AbortSignal): ToolResult | Promise<
   const { call, ready, audit } = dispatch
   const { callId, name } = call
   // the caller may have given up while the gates ran: the body never starts then
-  if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`)
+  if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`, sourceOf('body', ready.entry.ownerName, 'the caller aborted'))
   const exec = ready.exec
-  const toolCall: ToolCall = {
-    callId, name, session: call.session, signal, nested: call.nested, exec,
-    approvedSandboxMode: dispatch.approvedSandboxMode,
-    record: (facts) => audit.add(facts),
-    progress: progressOf(call.input),
-  }
+  const toolCall: ToolCall = new BodyCall(callId, name, call.session, signal, call.nested, exec, dispatch.approvedSandboxMode, audit, progressOf(call.input), dispatch.env)
   let output: unknown
+  const owner = ready.entry.ownerName
   try {
     output = ready.entry.def.execute(exec.arguments, toolCall)
   } catch (error) {
-    return bodyFailed(call, signal, error)
+    return bodyFailed(call, owner, signal, error)
   }
   if (output && typeof (output as Promise<unknown>).then === 'function') {
-    return Promise.resolve(output).then((settled) => bodyAnswered(call, signal, settled), (error) => bodyFailed(call, signal, error))
+    return Promise.resolve(output).then((settled) => bodyAnswered(call, owner, signal, settled), (error) => bodyFailed(call, owner, signal, error))
   }
-  return bodyAnswered(call, signal, output)
+  return bodyAnswered(call, owner, signal, output)
 }
 
-function bodyAnswered(call: Call, signal: AbortSignal, output: unknown): ToolResult {
+function bodyAnswered(call: Call, owner: string, signal: AbortSignal, output: unknown): ToolResult {
   try {
-    return abortedResult(call, signal) ?? outputToResult(call.callId, call.name, output as ToolOutput)
+    return abortedResult(call, owner, signal) ?? outputToResult(call.callId, call.name, output as ToolOutput)
   } catch (error) {
-    return bodyFailed(call, signal, error)
+    return bodyFailed(call, owner, signal, error)
   }
 }
 
-function bodyFailed(call: Call, signal: AbortSignal, error: unknown): ToolResult {
+function bodyFailed(call: Call, owner: string, signal: AbortSignal, error: unknown): ToolResult {
   const { callId, name } = call
-  const aborted = abortedResult(call, signal)
+  const aborted = abortedResult(call, owner, signal)
   if (aborted) return aborted
   // a body that could not be confined, that hit its own deadline (run_code's program
   // timeout, bash's), or that the sandbox's policy refused (web_fetch's host), says so with
   // its own code rather than as a generic failure
-  if (KernelError.is(error, 'SANDBOX_UNAVAILABLE') || KernelError.is(error, 'TIMEOUT') || KernelError.is(error, 'DENIED')) {
-    return errorResult(callId, name, error.code as 'SANDBOX_UNAVAILABLE' | 'TIMEOUT' | 'DENIED', `${name}: ${describeError(error)}`)
-  }
-  return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`)
+  if (KernelError.is(error, 'SANDBOX_UNAVAILABLE')) return errorResult(callId, name, 'SANDBOX_UNAVAILABLE', `${name}: ${describeError(error)}`, sourceOf('sandbox', owner))
+  if (KernelError.is(error, 'TIMEOUT')) return errorResult(callId, name, 'TIMEOUT', `${name}: ${describeError(error)}`, sourceOf('body', owner, 'its own deadline'))
+  if (KernelError.is(error, 'DENIED')) return errorResult(callId, name, 'DENIED', `${name}: ${describeError(error)}`, sourceOf('sandbox', owner))
+  return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`, sourceOf('body', owner))
 }
 
-export function execute(call: Call, ready: Ready, approvedSandboxMode: SandboxMode | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
-  const dispatch: Dispatch = { call, ready, approvedSandboxMode, audit }
+export function execute(env: PipelineEnv, call: Call, ready: Ready, approvedSandboxMode: SandboxMode | undefined, audit: AuditFacts): ToolResult | Promise<ToolResult> {
+  const dispatch: Dispatch = { env, call, ready, approvedSandboxMode, audit }
   return call.gates.around.length === 0 ? runBody(dispatch, call.callerSignal) : new Wrapped(dispatch).run()
 }
 
@@ -165,12 +167,12 @@ class Wrapped {
       if (!body) {
         return errorResult(callId, name, 'TOOL_FAILED', wrapperError
           ? `a tools/execute wrapper failed before the tool ran: ${describeError(wrapperError)}`
-          : 'a tools/execute wrapper did not call next(): the tool never ran')
+          : 'a tools/execute wrapper did not call next(): the tool never ran', WRAPPER)
       }
       // the body is awaited even when a wrapper returned or threw early
       const result = await body
       if (wrapperError && !result.isError) {
-        return errorResult(callId, name, 'TOOL_FAILED', `a tools/execute wrapper failed after the tool ran: ${describeError(wrapperError)}`)
+        return errorResult(callId, name, 'TOOL_FAILED', `a tools/execute wrapper failed after the tool ran: ${describeError(wrapperError)}`, WRAPPER)
       }
       return result
     } finally {

@@ -7,6 +7,10 @@ import { describeError, frozenSnapshot, KernelError, unwrapListener, type JsonVa
 import { errorResult, freezeResult, normalizeContent } from '../results.js'
 import type { Execution, ToolResult } from '../types.js'
 import type { Call, Finalizer, PipelineEnv } from './state.js'
+import { sourceOf } from './sources.js'
+
+const FINALIZER = Object.freeze(sourceOf('body', undefined, 'finalizeContent'))
+const UNLOGGED = Object.freeze(sourceOf('post-execute', undefined, 'the session log'))
 
 /** How a call ended, and what finalize needs to close it. */
 export interface Ending {
@@ -26,7 +30,7 @@ function applyFinalizer(call: Call, ending: Ending, result: ToolResult): ToolRes
     return { ...result, content: normalizeContent(content) }
   } catch (error) {
     // a failing finalizer must not leak the content it would have rewritten
-    return errorResult(call.callId, call.name, 'TOOL_FAILED', `finalizeContent of ${call.name} failed: ${describeError(error)}`)
+    return errorResult(call.callId, call.name, 'TOOL_FAILED', `finalizeContent of ${call.name} failed: ${describeError(error)}`, FINALIZER)
   }
 }
 
@@ -61,7 +65,7 @@ export function finalize(env: PipelineEnv, call: Call, outcome: ToolResult, endi
   const unlogged = logResult(call, ending.facts, finalized) ?? call.session.failure
   let result = freezeResult(finalized)
   if (unlogged && !result.isError) {
-    result = freezeResult(errorResult(call.callId, call.name, 'TOOL_FAILED', `${call.name} ran, but its result could not be written to the session log: ${describeError(unlogged)}`))
+    result = freezeResult(errorResult(call.callId, call.name, 'TOOL_FAILED', `${call.name} ran, but its result could not be written to the session log: ${describeError(unlogged)}`, UNLOGGED))
   }
   notify(env, ending.exec, result, ending.facts)
   return result

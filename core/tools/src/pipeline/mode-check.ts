@@ -10,11 +10,12 @@ import type { SandboxMode } from '@dsh/kernel'
 import { describeModeGrant, modeAbove, requiredModeOf } from '../required-mode.js'
 import type { ToolResult } from '../types.js'
 import type { Call, PipelineEnv, Prepared } from './state.js'
+import { sourceOf } from './sources.js'
 
 export function checkMode(env: PipelineEnv, call: Call, ready: Extract<Prepared, { kind: 'ready' }>, approved: SandboxMode | undefined): ToolResult | undefined {
   const { callId, name } = call
   const required = requiredModeOf(ready.entry.def, ready.exec.arguments)
-  if ('problem' in required) return errorResult(callId, name, 'DENIED', required.problem)
+  if ('problem' in required) return errorResult(callId, name, 'DENIED', required.problem, sourceOf('mode', ready.entry.ownerName, 'requiredMode'))
   if (!required.mode) return undefined
   // without a sandbox service nothing resolves modes: the tool enforces its own policy
   const sandbox = env.sandbox()
@@ -24,5 +25,6 @@ export function checkMode(env: PipelineEnv, call: Call, ready: Extract<Prepared,
   return errorResult(callId, name, 'DENIED',
     `${name} needs the sandbox mode ${required.mode} (to ${describeModeGrant(required.mode)}), and this call would run under ${mode}. ` +
     `To allow it: approve it when it asks — an ask from a permission rule or mode (claude-code-permissions), a hook or any listener runs that one call with ${required.mode} once approved — ` +
-    `or run the session in ${required.mode} (sandbox.mode in dsh.yml, or a sandbox/mode event).`)
+    `or run the session in ${required.mode} (sandbox.mode in dsh.yml, or a sandbox/mode event).`,
+    sourceOf('mode', ready.entry.ownerName, `${name} needs ${required.mode}, the call runs under ${mode}`))
 }

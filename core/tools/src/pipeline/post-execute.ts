@@ -7,23 +7,40 @@
  */
 import { compose, describeError, Inflight } from '@dsh/kernel'
 import { checkResult, errorResult } from '../results.js'
-import type { BlockDecision, Execution, PostExecuteInput, ToolResult } from '../types.js'
-import type { Call } from './state.js'
+import type { BlockDecision, ErrorSource, Execution, PostExecuteInput, ToolResult } from '../types.js'
+import { listenerOwner, listenerSource } from './sources.js'
+import type { Call, PipelineEnv } from './state.js'
 
 const passThrough = (input: PostExecuteInput) => input.result
 
-export async function postExecute(call: Call, exec: Execution, result: ToolResult): Promise<ToolResult> {
+/** The source of a block by the listener at `index` (with what it said of itself, if it blocked); built only on a block. */
+function blockerOf(env: PipelineEnv, post: Call['gates']['post'], index: number, said?: BlockDecision): ErrorSource {
+  return listenerSource('post-execute', listenerOwner(env.lists.post, post[index]), said?.source)
+}
+
+export async function postExecute(env: PipelineEnv, call: Call, exec: Execution, result: ToolResult): Promise<ToolResult> {
   const post = call.gates.post
   if (post.length === 0) return result
   const { callId, name } = call
   // monotone like gate 1: once any listener threw or blocked, no outer listener can take it back
   let withheld: string | undefined
-  const observe = (outcome: unknown, threw: boolean) => {
+  let withheldBy: ErrorSource | undefined
+  // the listener whose outcome stands: an outer one handing the same object on did not make it
+  let madeBy = 0
+  let made: unknown = result
+  const observe = (outcome: unknown, threw: boolean, index: number) => {
+    if (!threw && outcome !== made) {
+      made = outcome
+      madeBy = index
+    }
     if (withheld) return
-    if (threw) withheld = `a tools/post-execute listener failed, so the result is withheld: ${describeError(outcome)}`
-    else if ((outcome as BlockDecision | undefined)?.kind === 'block') {
+    if (threw) {
+      withheld = `a tools/post-execute listener failed, so the result is withheld: ${describeError(outcome)}`
+      withheldBy = blockerOf(env, post, index)
+    } else if ((outcome as BlockDecision | undefined)?.kind === 'block') {
       const feedback = (outcome as BlockDecision).feedback
       withheld = typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener'
+      withheldBy = blockerOf(env, post, index, outcome as BlockDecision)
     }
   }
   const started = new Inflight()
@@ -31,23 +48,23 @@ export async function postExecute(call: Call, exec: Execution, result: ToolResul
   try {
     output = await compose(post, undefined, Object.freeze({ exec, result: Object.freeze(result) }), passThrough, undefined, observe, started)
   } catch (error) {
-    observe(error, true)
+    observe(error, true, 0)
     output = result
   }
   // a listener that returned without waiting for next() does not outrun an inner block
   const running = started.settled()
   if (running) await running
-  if (withheld) return errorResult(callId, name, 'BLOCKED', withheld)
+  if (withheld) return errorResult(callId, name, 'BLOCKED', withheld, withheldBy)
   if (output === result) return result
   if (output && (output as unknown as BlockDecision).kind === 'block') {
     const feedback = (output as unknown as BlockDecision).feedback
-    return errorResult(callId, name, 'BLOCKED', typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener')
+    return errorResult(callId, name, 'BLOCKED', typeof feedback === 'string' && feedback ? feedback : 'blocked by a tools/post-execute listener', blockerOf(env, post, madeBy, output as unknown as BlockDecision))
   }
   let replaced: ToolResult
   try {
     replaced = checkResult(output)
   } catch (error) {
-    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener returned an invalid result (${describeError(error)}), so the result is withheld`)
+    return errorResult(callId, name, 'BLOCKED', `a tools/post-execute listener returned an invalid result (${describeError(error)}), so the result is withheld`, blockerOf(env, post, madeBy))
   }
   // identity and failure status are the pipeline's, not a listener's
   replaced.callId = callId
@@ -57,8 +74,10 @@ export async function postExecute(call: Call, exec: Execution, result: ToolResul
     replaced.isError = true
     const original = result.error ?? { code: 'TOOL_FAILED', message: 'the tool failed' }
     replaced.error = { code: original.code, message: typeof replaced.error?.message === 'string' ? replaced.error.message : original.message }
+    // who decided the failure stays who it was: a rewording listener did not decide it
+    if (original.source) replaced.error.source = original.source
   } else if (replaced.isError) {
-    replaced.error = replaced.error?.code === 'BLOCKED' ? replaced.error : { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener' }
+    replaced.error = { code: 'BLOCKED', message: replaced.error?.message ?? 'marked as an error by a tools/post-execute listener', source: blockerOf(env, post, madeBy) }
   } else {
     delete replaced.error
   }

@@ -8,6 +8,8 @@ import { clipInput, describeError, freezeSnapshot, NotJsonError, quoteInput, sna
 import { errorResult } from '../results.js'
 import type { ResultErrorCode } from '@dsh/kernel'
 import { executionOf, type Call, type Finalizer, type PipelineEnv, type Prepared } from './state.js'
+import { PREPARE, sourceOf } from './sources.js'
+import type { ErrorSource } from '../types.js'
 
 type Materialized = { readonly ok: true; readonly args: JsonObject } | { readonly ok: false; readonly problem: string }
 
@@ -21,9 +23,12 @@ function materialize(raw: unknown): Materialized {
   }
 }
 
-function refused(call: Call, finalizer: Finalizer, code: ResultErrorCode, message: string): Prepared {
-  return { kind: 'refused', exec: executionOf(call), result: errorResult(call.callId, call.name, code, message), finalizer }
+function refused(call: Call, finalizer: Finalizer, code: ResultErrorCode, message: string, source: ErrorSource = PREPARE): Prepared {
+  return { kind: 'refused', exec: executionOf(call), result: errorResult(call.callId, call.name, code, message, source), finalizer }
 }
+
+/** the code-mode collapse: a model-direct call under `code` names only run_code */
+const COLLAPSED = Object.freeze(sourceOf('prepare', undefined, 'tools mode: this name is not callable directly here'))
 
 export function prepare(env: PipelineEnv, call: Call): Prepared {
   const { callId, name, input } = call
@@ -54,10 +59,10 @@ export function prepare(env: PipelineEnv, call: Call): Prepared {
   if (input.parent !== undefined && !call.parent) return refused(call, finalizer, 'DENIED', 'the parent token is not one the kernel issued')
   if (!materialized.ok) return refused(call, finalizer, 'INVALID_ARGS', `TypeError: ${materialized.problem}`)
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return refused(call, finalizer, 'INVALID_ARGS', 'arguments must be a JSON object')
-  if (!entry) return refused(call, finalizer, 'UNKNOWN_TOOL', `unknown tool ${typeof name === 'string' ? quoteInput(name) : clipInput(String(JSON.stringify(name)))}`)
+  if (!entry) return refused(call, finalizer, 'UNKNOWN_TOOL', `unknown tool ${typeof name === 'string' ? quoteInput(name) : clipInput(String(JSON.stringify(name)))}`, visible ? COLLAPSED : PREPARE)
 
   const problem = env.registry.checkOf(entry)(args)
-  if (problem) return refused(call, finalizer, 'INVALID_ARGS', `${name}: ${problem}`)
+  if (problem) return refused(call, finalizer, 'INVALID_ARGS', `${name}: ${problem}`, sourceOf('prepare', entry.ownerName, 'the parameters schema'))
   return { kind: 'ready', exec: executionOf(call, args), entry, finalizer }
 }
 
@@ -65,5 +70,5 @@ export function prepare(env: PipelineEnv, call: Call): Prepared {
 export async function refuseIds(call: Call): Promise<Prepared> {
   const problem = 'callId and name must be strings'
   await call.session.append('tool/call', { callId: call.callId, name: call.name, unloggable: problem }).catch(() => {})
-  return { kind: 'refused', exec: executionOf(call), result: errorResult(call.callId, call.name, 'INVALID_ARGS', problem), finalizer: undefined }
+  return { kind: 'refused', exec: executionOf(call), result: errorResult(call.callId, call.name, 'INVALID_ARGS', problem, PREPARE), finalizer: undefined }
 }

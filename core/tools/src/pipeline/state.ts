@@ -5,7 +5,7 @@
  */
 import type { JsonValue, ListenerList, Session } from '@dsh/kernel'
 import type { GuardEntry, Registry, ToolEntry } from '../registry.js'
-import type { ExecuteInput, Execution, ParentToken, ToolDefinition, ToolResult } from '../types.js'
+import type { ErrorSource, ExecuteInput, Execution, ParentToken, ToolDefinition, ToolResult } from '../types.js'
 import type { ApprovalGate } from '../approval-gate.js'
 import type { SandboxMode } from '@dsh/kernel'
 
@@ -60,7 +60,26 @@ export type Prepared =
   | { readonly kind: 'ready'; readonly exec: Execution; readonly entry: ToolEntry; readonly finalizer: Finalizer }
   | { readonly kind: 'refused'; readonly exec: Execution; readonly result: ToolResult; readonly finalizer: Finalizer }
 
-/** Gate 1's answer: the call goes on (under the sandbox mode an approval granted, if any), or it ended. */
+/** One demand for an approval: gate 1's ask, or a guard's. */
+export interface Ask {
+  readonly reason: string | undefined
+  /** who asked, for messages: "plugin policy", "guard no-push of plugin git-rules" */
+  readonly asker: string
+  /** the explicit mode gate 1's ask names (a guard's ask names none) */
+  readonly sandboxMode?: SandboxMode
+  readonly source: ErrorSource
+}
+
+/** Gate 1's answer: allowed, refused, or waiting on an approval (asked once the guards have run). */
+export type Gate1 =
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'refused'; readonly result: ToolResult }
+  | { readonly kind: 'ask'; readonly asks: readonly Ask[] }
+
+/** Gate 2's answer: a guard's denial, the asks of guards, or nothing (undefined) when every guard passed. */
+export type Guarded = { readonly kind: 'refused'; readonly result: ToolResult } | { readonly kind: 'ask'; readonly asks: readonly Ask[] } | undefined
+
+/** The approval's answer: the call goes on (under the sandbox mode an approval granted, if any), or it ended. */
 export type Admitted =
   | { readonly kind: 'admitted'; readonly approvedSandboxMode?: SandboxMode }
   | { readonly kind: 'refused'; readonly result: ToolResult }
