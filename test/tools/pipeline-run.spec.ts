@@ -69,7 +69,7 @@ describe('gate 3: tools/execute', () => {
     plugin(k, 'p', (ctx) => {
       ctx.tools.register(testTool('refuses', () => { throw new KernelError('DENIED', 'the host is not allowed') }))
     })
-    expect((await k.call('refuses', {})).error).toEqual({ code: 'DENIED', message: 'refuses: the host is not allowed' })
+    expect((await k.call('refuses', {})).error).toEqual({ code: 'DENIED', message: 'refuses: the host is not allowed', source: { kind: 'body', plugin: 'p' } })
   })
 
   it('turns a body throw into TOOL_FAILED, and a malformed output too', async () => {

@@ -100,7 +100,7 @@ function bodyFailed(call: Call, owner: string, signal: AbortSignal, error: unkno
   // its own code rather than as a generic failure
   if (KernelError.is(error, 'SANDBOX_UNAVAILABLE')) return errorResult(callId, name, 'SANDBOX_UNAVAILABLE', `${name}: ${describeError(error)}`, sourceOf('sandbox', owner))
   if (KernelError.is(error, 'TIMEOUT')) return errorResult(callId, name, 'TIMEOUT', `${name}: ${describeError(error)}`, sourceOf('body', owner, 'its own deadline'))
-  if (KernelError.is(error, 'DENIED')) return errorResult(callId, name, 'DENIED', `${name}: ${describeError(error)}`, sourceOf('sandbox', owner))
+  if (KernelError.is(error, 'DENIED')) return errorResult(callId, name, 'DENIED', `${name}: ${describeError(error)}`, sourceOf('body', owner))
   return errorResult(callId, name, 'TOOL_FAILED', `${name} failed: ${describeError(error)}`, sourceOf('body', owner))
 }
 
