@@ -74,7 +74,8 @@ describe.skipIf(noBackend)('preset on-failure: a command the read-only sandbox r
     expect(exitOf(result)).not.toBe(0)
     expect(text(result)).toMatch(/not run again with workspace-write: .*no escalation here/)
     expect(existsSync(join(k.dir, 'made.txt'))).toBe(false)
-    expect(asked).toHaveLength(1)
+    // guards run before the approval (decisions/2026-12-02-ask-guards-and-attribution.md): nobody is asked for a rerun a guard refuses
+    expect(asked).toHaveLength(0)
   })
 
   it('a rerun that fails again (a protected path stays read-only) is not offered twice', async () => {

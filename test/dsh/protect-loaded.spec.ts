@@ -124,8 +124,10 @@ for (const backend of BACKENDS) {
       const s = await setup(backend)
       const helper = join(s.ws, 'plugins/local/helper.mjs')
       const r = await s.call('bash', { command: 'mv plugins pluginsX && mkdir -p plugins/local && cp pluginsX/local/index.mjs plugins/local/ && echo "export const answer = \\"evil\\"" > plugins/local/helper.mjs && echo planted' })
-      expect(r.text).toMatch(/planted/)
-      // put back whole (Landlock), or the planted directory removed (bwrap and landlock-ns: the bound one went with the rename)
+      // bwrap and landlock-ns: every directory above a protected entry is a mount point, so the rename fails (EBUSY);
+      // Landlock alone lets it happen and puts the directory back whole
+      if (backend === 'landlock') expect(r.text).toMatch(/planted/)
+      else expect(r.text).toMatch(/cannot move 'plugins' to 'pluginsX': Device or resource busy/)
       expect(read(helper) ?? 'absent').toMatch(/^(export const answer = "mine"\n|absent)$/)
       expect(read(join(s.ws, 'pluginsX/local/helper.mjs')) ?? read(helper)).toBe('export const answer = "mine"\n')
       // the next start loads the person's code or fails naming the file; it never runs the planted one

@@ -33,7 +33,7 @@ describe('dsh mcp: approval through elicitation', () => {
     expect(asked[0].message).toContain('ask_me needs a human')
     expect(asked[0].message).toContain('"what": "laundry"')
     expect(asked[0].requestedSchema.properties.decision.enum).toEqual(['allow once', 'allow for this session', 'deny'])
-    expect(asked[0].requestedSchema.properties.decision.default).toBe('deny')
+    expect(asked[0].requestedSchema.properties.decision.default).toBe('allow once')
     await client.callTool({ name: 'ask_me', arguments: { what: 'laundry' } })
     expect(asked).toHaveLength(2)
     const decided = ws.events().filter((e) => e.type === 'approval/decided')
@@ -54,7 +54,7 @@ describe('dsh mcp: approval through elicitation', () => {
     const { client } = await start(decide('deny', 'not today'))
     const result = await client.callTool({ name: 'ask_me', arguments: { what: 'x' } })
     expect(errorCode(result)).toBe('DENIED')
-    expect(text(result)).toBe('approval denied: denied through the MCP client: not today')
+    expect(text(result)).toBe('approval denied: denied through the MCP client: not today(decided by approval asked by the tools/pre-execute listener of plugin ask-tool)')
   })
 
   it('declining or dismissing the form denies', async () => {
@@ -137,7 +137,7 @@ describe('dsh mcp: approval through elicitation', () => {
     })
     expect((await client.callTool({ name: 'ask_me', arguments: { what: 'safe' } })).isError).toBe(false)
     const refused = await client.callTool({ name: 'ask_me', arguments: { what: 'bad' } })
-    expect(text(refused)).toBe('approval denied: auto-approver refuses bad')
+    expect(text(refused)).toBe('approval denied: auto-approver refuses bad(decided by approval asked by the tools/pre-execute listener of plugin ask-tool)')
     expect(asked).toHaveLength(0)
     expect((await client.callTool({ name: 'ask_me', arguments: { what: 'other' } })).isError).toBe(false)
     expect(asked).toHaveLength(1)

@@ -44,7 +44,7 @@ describe('dsh mcp: native mode', () => {
     const { ws, client } = await start(native)
     const result = await client.callTool({ name: 'echo', arguments: { command: 'rm -rf /' } })
     expect(result.isError).toBe(true)
-    expect(text(result)).toBe('matches ^rm ')
+    expect(text(result)).toBe('matches ^rm (decided by guard #1 of plugin deny-pattern)')
     expect(errorCode(result)).toBe('DENIED')
     const logged = await ws.waitForEvent((e) => e.type === 'tool/result' && e.data.isError, 'the denial in the log')
     expect(logged.data.error.code).toBe('DENIED')

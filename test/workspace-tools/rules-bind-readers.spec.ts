@@ -40,7 +40,7 @@ function workspace(): string {
 }
 
 async function start(ws: string, opts: { backend?: string; mode?: 'read-only' | 'workspace-write'; deny?: string[]; sandbox?: Record<string, unknown>; rules?: boolean; extra?: Record<string, unknown> } = {}): Promise<TestKernel> {
-  const permissions = { allow: ['Bash'], deny: opts.deny ?? DENY }
+  const permissions = { allow: ['mcp__dsh__bash'], deny: opts.deny ?? DENY }
   kernel = await createTestKernel({
     dataDir: path.join(ws, '.dsh'),
     ...opts.extra,
@@ -158,7 +158,7 @@ describe('after a reload', () => {
   it('a reload that replaces the sandbox service keeps the rules and the data directory hidden from bash and the file tools', async () => {
     const ws = workspace()
     const k = await start(ws)
-    const permissions = { allow: ['Bash'], deny: DENY }
+    const permissions = { allow: ['mcp__dsh__bash'], deny: DENY }
     await k.reload({
       dataDir: path.join(ws, '.dsh'),
       sandbox: { workspace: ws, network: 'off', readDeny: [] },

@@ -49,7 +49,7 @@ describe.skipIf(skip)('Codex with dsh (headless)', { timeout: 120_000 }, () => {
     expect(tools).toContain('mcp__dsh__bash')
     for (const builtin of ['exec_command', 'write_stdin', 'shell', 'apply_patch', 'web_search']) expect(tools).not.toContain(builtin)
     // the first turn already has dsh's tools (required = true: Codex waits for the server)
-    expect(offered(m).filter((t) => t.startsWith('mcp__dsh__'))).toHaveLength(7)
+    expect(offered(m).filter((t) => t.startsWith('mcp__dsh__')).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'ls', 'read', 'web_fetch', 'write'].map((t) => `mcp__dsh__${t}`))
   })
 
   it('without default_tools_approval_mode, codex exec refuses dsh\'s destructive tools before dsh sees them (what setup fixes)', async () => {
