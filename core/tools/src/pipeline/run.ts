@@ -1,7 +1,8 @@
 /**
- * The pipeline, in order: prepare → pre-execute → guards → execute →
- * post-execute → finalize. `run` never rejects: every failure is an error
- * result, logged once.
+ * The pipeline, in order: prepare (or refuseIds) → pre-execute → guards →
+ * ask (only on an ask) → mode check (only for a tool with `requiredMode`) →
+ * execute → post-execute and the output check → finalize. `runPipeline`
+ * never rejects: every failure is an error result, logged once.
  */
 import { describeError, neverAborted, Session } from '@dsh/kernel'
 import { checkOutput } from '../output-check.js'
