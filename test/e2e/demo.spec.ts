@@ -19,7 +19,8 @@ describe('dsh demo', () => {
     expect(['bwrap', 'landlock-ns', 'landlock'], `a Linux sandbox backend here (${backend})`).toContain(backend)
     expect(out).toContain(`sandbox backend: ${backend}\n`)
     expect(out).toMatch(REFUSAL[backend as keyof typeof REFUSAL])
-    expect(out).toMatch(/1\. a shell command runs confined.*\n\s+ok hello from Linux .*write refused inside the sandbox/)
+    // the excerpt ends with bash's hint on the refused write: how to allow it
+    expect(out).toMatch(/1\. a shell command runs confined.*\n\s+ok hello from Linux .*sandbox_permissions "require_escalated"/)
     expect(out).toMatch(/2\. a write is refused under read-only, with the way to allow it\n\s+DENIED write needs the sandbox mode workspace-write/)
     expect(out).toMatch(/answered "allow once" automatically by the demo/)
     expect(out).toMatch(/"files":\["approved.txt"\],"bytes":23/)

@@ -54,7 +54,7 @@ export function demoApprover(ctx: Context, onAsk: (tool: string) => void) {
 }
 
 export const steps: DemoStep[] = [
-  { say: 'a shell command runs confined (read-only sandbox, no network)', name: 'bash', args: () => ({ command: 'echo "hello from $(uname -s)"; ls -a; touch created-by-bash 2>/dev/null || echo "write refused inside the sandbox"' }), expect: 'ok' },
+  { say: 'a shell command runs confined (read-only sandbox, no network)', name: 'bash', args: () => ({ command: 'echo "hello from $(uname -s)"; ls -a; touch created-by-bash 2>&1 || echo "write refused inside the sandbox"' }), expect: 'ok' },
   { say: 'a write is refused under read-only, with the way to allow it', name: 'write', args: (ws) => ({ file_path: `${ws}/notes.txt`, content: 'hi' }), expect: 'DENIED' },
   { say: 'an approval (answered by the demo) lets one write run under workspace-write', name: 'write', args: (ws) => ({ file_path: `${ws}/approved.txt`, content: 'written after approval\n' }), expect: 'ok' },
   {
