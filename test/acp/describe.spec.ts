@@ -1,8 +1,9 @@
 /**
  * How calls are shown to the editor: the title, kind and locations of a
- * shell command, a relative and an absolute path, a sub-call of run_code and
- * a tool of a plugin; hostile text escaped and cut; asks of other kernel
- * sessions left alone when the adapter is bound to one.
+ * shell command, a relative and an absolute path, web_fetch (bundled with
+ * workspace-tools), a sub-call of run_code and a tool of a plugin; hostile
+ * text escaped and cut; asks of other kernel sessions left alone when the
+ * adapter is bound to one.
  */
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
@@ -23,7 +24,6 @@ async function askEverything(mode: 'native' | 'code' = 'native'): Promise<TestKe
     name: 'ask-all',
     inject: ['tools'],
     apply(ctx) {
-      ctx.tools.register(testTool('web_fetch', () => 'page'))
       ctx.tools.register(testTool('deploy', () => 'deployed'))
       ctx.on('tools/pre-execute', (exec) => (exec.name === 'run_code' ? { kind: 'allow' } : { kind: 'ask' }))
     },

@@ -10,6 +10,10 @@
  * socket into it), checks it is a pipe, and `exec`s `/bin/sh -c <command>`: the
  * hook keeps bash's pid, so its exit status and any killing signal reach us
  * unchanged. The command travels as an argument, never spliced into a script.
+ * bash runs with --norc: started at shell level 0 or 1 with a socket as stdin,
+ * it takes itself for a remote shell and sources ~/.bashrc (the user's
+ * interactive setup — slow, and it can wait on a lock a killed hook left),
+ * which the hook's command never asked for.
  *
  * The sandbox's process runner does the rest: a deadline, an abort, too much
  * output or the plugin's disposal ends the hook with everything it started
@@ -109,7 +113,7 @@ function failureOf(termination: Termination, options: LaunchOptions): { failure:
 async function launch(bash: string, sh: string, cat: string, options: LaunchOptions, live: Set<RunningProcess>): Promise<LaunchOutcome> {
   if (options.signal?.aborted) return { ...notStarted('the call was aborted before the hook started'), failure: 'aborted' }
   const proc = startProcess({
-    argv: [bash, '-c', SCRIPT, 'dsh-hook', sh, options.command, cat],
+    argv: [bash, '--norc', '-c', SCRIPT, 'dsh-hook', sh, options.command, cat],
     cwd: options.cwd,
     env: options.env,
     extendEnv: true,
