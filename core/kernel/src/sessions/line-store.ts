@@ -22,6 +22,11 @@ const CHUNK_BYTES = 1 << 18
 /** buffers kept for reuse beyond the ones in use: 2 MB, as many bytes as before */
 const SPARE_CHUNKS = 8
 const INITIAL_SLOTS = 3 * 1024
+/** what stands for a buffer of one line let go out of turn (`release`) */
+const EMPTY = Buffer.alloc(0)
+
+/** A line longer than this fills a buffer of its own: `release` can let it go wherever it is. */
+export const OWN_BUFFER_BYTES = CHUNK_BYTES
 
 export class LineStore {
   private chunks: Buffer[] = []
@@ -38,8 +43,8 @@ export class LineStore {
     this.base = this.next = first
   }
 
-  /** Keep `line` under `id` (the event's `seq`): ids only grow. */
-  add(id: number, line: string): void {
+  /** Keep `line` under `id` (the event's `seq`): ids only grow. Returns the line's size in UTF-8 bytes. */
+  add(id: number, line: string): number {
     if (id < this.next) throw new RangeError(`line ids only grow: ${id} after ${this.next - 1}`)
     let chunk = this.chunks[this.chunks.length - 1]
     // a UTF-16 unit is at most 3 UTF-8 bytes: only a line that may not fit is measured
@@ -63,6 +68,21 @@ export class LineStore {
     this.where[slot + 2] = this.used + bytes
     this.used += bytes
     this.next = id + 1
+    return bytes
+  }
+
+  /**
+   * Let line `id` go now, out of turn, if it fills a buffer of its own (over `OWN_BUFFER_BYTES`):
+   * the buffer goes, and the id is no longer held. A shorter line shares its buffer and goes with
+   * the lines around it (`dropBelow`); nothing is done for it here.
+   */
+  release(id: number): void {
+    const slot = 3 * (id - this.base)
+    if (id < this.base || id >= this.next || this.where[slot + 2] === 0) return
+    const chunk = this.chunks[this.where[slot]]
+    if (chunk.length <= CHUNK_BYTES) return
+    this.chunks[this.where[slot]] = EMPTY
+    this.where[slot + 1] = this.where[slot + 2] = 0
   }
 
   /** The text of line `id` (held: at or above the last `dropBelow`, and added). */
