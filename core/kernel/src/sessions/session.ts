@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { KernelError } from '../errors.js'
 import { isDurable, type SessionEvent, type SessionEvents, type SessionEventType } from './events.js'
-import { LineStore, OWN_BUFFER_BYTES } from './line-store.js'
+import { LineStore, LARGE_LINE_BYTES } from './line-store.js'
 import { LogWriter } from './log-writer.js'
 import { recover, type Recovery } from './recover.js'
 
@@ -39,7 +39,7 @@ const TRIM_AT = RECENT_EVENTS + RECENT_EVENTS / 4
 /**
  * How many bytes of non-durable events (their log lines, UTF-8) `events()` holds at most, whatever
  * their count: ten thousand results of a megabyte each would otherwise all be held. Lines over
- * `OWN_BUFFER_BYTES` (256 KiB) go first, oldest first, wherever they are in the window (the small
+ * `LARGE_LINE_BYTES` (256 KiB, held as strings) go first, oldest first, wherever they are in the window (the small
  * events readers search back through stay); then the oldest others. Like the count, trimmed once a
  * quarter more is held (20 MiB), back to this.
  */
@@ -264,7 +264,7 @@ export class Session {
     // durable entries have size 0: only others are marked
     for (let i = 0; over > 0 && i < list.length; i++) {
       const size = sizes[i]
-      if (size <= OWN_BUFFER_BYTES) continue
+      if (size <= LARGE_LINE_BYTES) continue
       const entry = list[i]
       if (typeof entry === 'number') this.lines.release(entry)
       sizes[i] = GONE
