@@ -39,9 +39,9 @@ const TRIM_AT = RECENT_EVENTS + RECENT_EVENTS / 4
 /**
  * How many bytes of non-durable events (their log lines, UTF-8) `events()` holds at most, whatever
  * their count: ten thousand results of a megabyte each would otherwise all be held. Lines over
- * `LARGE_LINE_BYTES` (256 KiB, held as strings) go first, oldest first, wherever they are in the window (the small
- * events readers search back through stay); then the oldest others. Like the count, trimmed once a
- * quarter more is held (20 MiB), back to this.
+ * `LARGE_LINE_BYTES` (256 KiB, held as strings) go first, oldest first, wherever they are in the
+ * window (the small events readers search back through stay); then the oldest others. Like the
+ * count, trimmed once a quarter more is held (20 MiB), back to this.
  */
 export const RECENT_BYTES = 16 * 1024 * 1024
 
@@ -252,8 +252,8 @@ export class Session {
   /**
    * Keep every durable event and the newest `RECENT_EVENTS` others, at most `RECENT_BYTES` of them,
    * in place; the line store lets the lines of the dropped entries go in place too (its buffers are
-   * reused), so a full window allocates nothing more. Over the bytes, the oldest lines with a
-   * buffer of their own go first (the line store frees each at once), then the oldest others.
+   * reused), so a full window allocates nothing more. Over the bytes, the oldest lines over
+   * `LARGE_LINE_BYTES` go first (the line store lets each go at once), then the oldest others.
    * Amortised: it runs once per `TRIM_AT - RECENT_EVENTS` events or `TRIM_BYTES - RECENT_BYTES` bytes.
    */
   private trim(): void {
