@@ -4,7 +4,7 @@
  * bounded (VmRSS sampled from /proc); no more than `mcp.maxConcurrentCalls`
  * calls run at once; an error that quotes a huge argument stays small.
  */
-import { readdirSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { errorCode, fixture, mcpServers, text, until, Workspace } from './mcp-helpers.js'
@@ -72,6 +72,37 @@ describe('dsh mcp: flow control', () => {
     server.child.kill('SIGTERM')
     expect((await server.exited).code).toBe(0)
   })
+
+  it('a client that reads: 300 concurrent reads of a 900 KB file (1.8 MB answers), the server stays under 600 MB RSS', async () => {
+    // Why 600 MB: the server holds its base (~100 MB), the session's window (RECENT_BYTES, 16-20 MiB
+    // of lines), the bytes in flight (32 MiB) and the 16 calls running (each a few copies of its
+    // 1.8 MB result), ~200 MB live, and V8 lets garbage of that size pile up to about twice that
+    // before a full collection: 370-500 MB measured. When the window kept 10,000 events whatever
+    // their size, it alone held the 300 results (~540 MB): 913-949 MB.
+    const { ws: workspace, conn, client } = await start({ plugins: { 'workspace-tools': {} } })
+    const file = bigFile(workspace.dir)
+    const pid = conn.transport.pid!
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+    const before = rss()
+    let peak = before
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50)
+    let answered = 0
+    let errors = 0
+    try {
+      // each result is dropped once counted: the client holds no 300 answers itself
+      await Promise.all(Array.from({ length: 300 }, () => client.callTool({ name: 'read', arguments: { file_path: file } }, undefined, { timeout: 110_000 }).then((result) => {
+        answered++
+        if (result.isError || JSON.stringify(result).length < 1_800_000) errors++
+      })))
+    } finally {
+      clearInterval(sampler)
+    }
+    peak = Math.max(peak, rss())
+    console.info(`mcp flow: RSS ${before.toFixed(0)} MB at start, peak ${peak.toFixed(0)} MB over 300 concurrent reads with a reading client`)
+    expect(answered).toBe(300)
+    expect(errors).toBe(0)
+    expect(peak).toBeLessThan(600)
+  }, 120_000)
 
   it('at most mcp.maxConcurrentCalls calls run; a cancelled one frees its place', async () => {
     ws = new Workspace({ plugins: { [fixture('slow-tool.mjs')]: { concurrency: 'parallel' } }, mcp: { maxConcurrentCalls: 2 } })

@@ -1,6 +1,6 @@
 // The session's off-heap line store: lines dropped in place, their buffers reused.
 import { describe, expect, it } from 'vitest'
-import { LineStore } from '../../core/kernel/src/sessions/line-store.js'
+import { LARGE_LINE_BYTES, LineStore } from '../../core/kernel/src/sessions/line-store.js'
 
 /** a line of about `kb` KiB, naming its id (multi-byte characters included) */
 const line = (id: number, kb = 100) => `{"seq":${id},"pad":"${'é'.repeat(kb * 512)}"}\n`
@@ -52,5 +52,24 @@ describe('LineStore', () => {
     expect(() => store.add(99, 'd\n')).toThrow(/ids only grow/)
     store.add(100, 'e\n')
     expect(store.text(100)).toBe('e\n')
+  })
+
+  it('keeps a line over LARGE_LINE_BYTES as its string, apart from the buffers; release lets it go wherever it is, and the short lines around it stay', () => {
+    const store = new LineStore(1)
+    // short, large, short, large, short: the short ones share one buffer
+    const large = (id: number) => line(id, 300)
+    for (let id = 1; id <= 5; id++) expect(store.add(id, id % 2 ? line(id, 1) : large(id))).toBe(Buffer.byteLength(id % 2 ? line(id, 1) : large(id)))
+    expect(Buffer.byteLength(large(2))).toBeGreaterThan(LARGE_LINE_BYTES)
+    // no buffer of its own for either large line: one chunk for the three short ones
+    expect((store as any).chunks).toHaveLength(1)
+    expect(store.text(2)).toBe(large(2))
+    store.release(2)
+    store.release(3) // a short line: not let go out of turn
+    expect(() => store.text(2)).toThrow(RangeError)
+    expect((store as any).large.size).toBe(1)
+    for (const id of [1, 3, 4, 5]) expect(store.text(id)).toBe(id % 2 ? line(id, 1) : large(id))
+    store.dropBelow(5)
+    expect((store as any).large.size).toBe(0)
+    expect(store.text(5)).toBe(line(5, 1))
   })
 })

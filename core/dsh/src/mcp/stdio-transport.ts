@@ -136,20 +136,38 @@ export class DshStdioTransport implements Transport {
   }
 
   private write(text: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let waiting = false
-      const flushed = (error?: Error | null) => {
+    // `text` is used here only, never in a closure: the callback below lives as long as the write
+    // is buffered, and a closure over `text` kept each answer twice until then (the string and the
+    // stream's copy of it as bytes)
+    const flush = this.flushing()
+    this.stdout.write(text, flush.callback)
+    // over the cap: the sender waits for its bytes to leave; under it, it goes on at once
+    if (this.inFlight() > this.options.maxBytesInFlight) flush.waiting = true
+    else flush.resolve()
+    this.flow()
+    return flush.promise
+  }
+
+  /** The callback of one write to stdout, and the promise its sender gets (see `write`). */
+  private flushing(): { promise: Promise<void>; resolve: () => void; callback: (error?: Error | null) => void; waiting: boolean } {
+    let resolve!: () => void
+    let reject!: (error: Error) => void
+    const promise = new Promise<void>((yes, no) => {
+      resolve = yes
+      reject = no
+    })
+    const flush = {
+      promise,
+      resolve,
+      waiting: false,
+      callback: (error?: Error | null) => {
         this.flow()
-        if (!waiting) return
+        if (!flush.waiting) return
         if (error) reject(error)
         else resolve()
-      }
-      this.stdout.write(text, flushed)
-      // over the cap: the sender waits for its bytes to leave; under it, it goes on at once
-      if (this.inFlight() > this.options.maxBytesInFlight) waiting = true
-      else resolve()
-      this.flow()
-    })
+      },
+    }
+    return flush
   }
 
   private buffered(): number {

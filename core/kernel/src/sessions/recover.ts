@@ -11,6 +11,8 @@ import type { SessionEvent } from './events.js'
 
 export interface Recovery {
   events: SessionEvent[]
+  /** the size of each event's line in UTF-8 bytes, its newline included (in the order of `events`) */
+  lineBytes: number[]
   /** bytes cut off the end of the file (a torn last line) */
   droppedBytes: number
   /** 1-based numbers of lines that did not parse */
@@ -31,7 +33,7 @@ export interface RecoverOptions {
 }
 
 export function recover(path: string, options: RecoverOptions = {}): Recovery {
-  const result: Recovery = { events: [], droppedBytes: 0, badLines: [] }
+  const result: Recovery = { events: [], lineBytes: [], droppedBytes: 0, badLines: [] }
   let stat
   try {
     stat = lstatSync(path)
@@ -55,7 +57,10 @@ export function recover(path: string, options: RecoverOptions = {}): Recovery {
     }
     const line = text.subarray(start, end).toString('utf8')
     const event = line.trim() ? parse(line) : undefined
-    if (event) result.events.push(event)
+    if (event) {
+      result.events.push(event)
+      result.lineBytes.push(end + 1 - start)
+    }
     else if (line.trim()) result.badLines.push(lineNo)
     start = end + 1
   }

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { KernelError } from '../errors.js'
 import { isDurable, type SessionEvent, type SessionEvents, type SessionEventType } from './events.js'
-import { LineStore } from './line-store.js'
+import { LineStore, LARGE_LINE_BYTES } from './line-store.js'
 import { LogWriter } from './log-writer.js'
 import { recover, type Recovery } from './recover.js'
 
@@ -35,6 +35,19 @@ export const RECENT_EVENTS = 10_000
  * young collections and grew V8's young generation. Cut by a fifth, the store keeps its size.
  */
 const TRIM_AT = RECENT_EVENTS + RECENT_EVENTS / 4
+
+/**
+ * How many bytes of non-durable events (their log lines, UTF-8) `events()` holds at most, whatever
+ * their count: ten thousand results of a megabyte each would otherwise all be held. Lines over
+ * `LARGE_LINE_BYTES` (256 KiB, held as strings) go first, oldest first, wherever they are in the
+ * window (the small events readers search back through stay); then the oldest others. Like the
+ * count, trimmed once a quarter more is held (20 MiB), back to this.
+ */
+export const RECENT_BYTES = 16 * 1024 * 1024
+
+const TRIM_BYTES = RECENT_BYTES + RECENT_BYTES / 4
+/** marks an entry the byte trim let go, in `sizes` */
+const GONE = -1
 
 // event types are few: their JSON form is kept rather than rebuilt per line
 const QUOTED = new Map<string, string>()
@@ -68,6 +81,10 @@ export class Session {
   private unparsed = -1
   /** how many non-durable events the list holds */
   private others = 0
+  /** per entry of `list`, the bytes of its line (0 for a durable event: those are all kept) */
+  private sizes: number[]
+  /** the bytes of the non-durable events the list holds */
+  private held = 0
   private seq: number
   private time = 0
   private writer: LogWriter
@@ -89,8 +106,10 @@ export class Session {
     this.recovery = recover(this.path)
     this.list = this.recovery.events
     this.seq = this.recovery.events.reduce((max, event) => Math.max(max, event.seq), 0)
+    this.sizes = this.recovery.events.map((event, i) => (isDurable(event.type) ? 0 : this.recovery.lineBytes[i]))
     this.others = this.list.reduce<number>((n, event) => n + (isDurable((event as SessionEvent).type) ? 0 : 1), 0)
-    if (this.others > RECENT_EVENTS) this.trim()
+    this.held = this.sizes.reduce((n, size) => n + size, 0)
+    if (this.others > RECENT_EVENTS || this.held > RECENT_BYTES) this.trim()
     this.writer = new LogWriter(this.path, (lost) => this.drop(lost))
     if (this.recovery.reason) {
       // reported in the log itself, never fatal
@@ -176,7 +195,8 @@ export class Session {
     this.list.push(event)
     if (this.observers) this.tell(event)
     const durable = isDurable(type)
-    if (!durable && ++this.others > TRIM_AT) this.trim()
+    if (durable) this.sizes.push(0)
+    else this.hold(Buffer.byteLength(line))
     this.writer.queue(line, event.seq, durable)
     const written = this.writer.waiter(durable)
     if (later && !durable) this.writer.later()
@@ -212,39 +232,69 @@ export class Session {
     if (this.observers) this.tell({ seq, time: this.time, type, data } as SessionEvent)
     if (durable) {
       this.list.push({ seq, time: this.time, type, data } as SessionEvent)
+      this.sizes.push(0)
       return seq
     }
     if (this.unparsed < 0) this.unparsed = this.list.length
-    this.lines.add(seq, line)
     this.list.push(seq)
-    if (++this.others > TRIM_AT) this.trim()
+    // the size comes with the copy into the line store: nothing is measured twice
+    this.hold(this.lines.add(seq, line))
     return seq
   }
 
+  /** Count a non-durable event just listed, of `bytes`; trim once the window holds too many or too much. */
+  private hold(bytes: number): void {
+    this.sizes.push(bytes)
+    this.held += bytes
+    if (++this.others > TRIM_AT || this.held > TRIM_BYTES) this.trim()
+  }
+
   /**
-   * Keep every durable event and the newest `RECENT_EVENTS` others, in place;
-   * the line store lets the lines of the dropped entries go in place too (its
-   * buffers are reused), so a full window allocates nothing more. Amortised:
-   * it runs once per `TRIM_AT - RECENT_EVENTS` events.
+   * Keep every durable event and the newest `RECENT_EVENTS` others, at most `RECENT_BYTES` of them,
+   * in place; the line store lets the lines of the dropped entries go in place too (its buffers are
+   * reused), so a full window allocates nothing more. Over the bytes, the oldest lines over
+   * `LARGE_LINE_BYTES` go first (the line store lets each go at once), then the oldest others.
+   * Amortised: it runs once per `TRIM_AT - RECENT_EVENTS` events or `TRIM_BYTES - RECENT_BYTES` bytes.
    */
   private trim(): void {
     const list = this.list
+    const sizes = this.sizes
     let drop = this.others - RECENT_EVENTS
+    let over = this.held - RECENT_BYTES
+    // durable entries have size 0: only others are marked
+    for (let i = 0; over > 0 && i < list.length; i++) {
+      const size = sizes[i]
+      if (size <= LARGE_LINE_BYTES) continue
+      const entry = list[i]
+      if (typeof entry === 'number') this.lines.release(entry)
+      sizes[i] = GONE
+      over -= size
+      drop--
+      this.held -= size
+      this.others--
+    }
     let kept = 0
     this.unparsed = -1
-    for (const entry of list) {
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]
+      const size = sizes[i]
+      if (size === GONE) continue
       const isLine = typeof entry === 'number'
-      if (drop > 0 && (isLine || !isDurable(entry.type))) {
+      if ((drop > 0 || over > 0) && (isLine || !isDurable(entry.type))) {
         drop--
+        over -= size
+        this.held -= size
+        this.others--
         continue
       }
       if (isLine && this.unparsed < 0) this.unparsed = kept
+      sizes[kept] = size
       list[kept++] = entry
     }
     list.length = kept
+    sizes.length = kept
     // lines are kept from the oldest one still listed (ids grow along the list)
     this.lines.dropBelow(this.unparsed < 0 ? this.seq + 1 : (list[this.unparsed] as number))
-    this.others = RECENT_EVENTS
   }
 
   /** Drop events whose lines did not reach the file (by `seq`): they are not part of the session. */
@@ -252,16 +302,23 @@ export class Session {
     const gone = new Set(lost)
     let kept = 0
     this.unparsed = -1
-    for (const entry of this.list) {
+    for (let i = 0; i < this.list.length; i++) {
+      const entry = this.list[i]
+      const size = this.sizes[i]
       const isLine = typeof entry === 'number'
       if (gone.has(isLine ? entry : entry.seq)) {
-        if (isLine || !isDurable(entry.type)) this.others--
+        if (isLine || !isDurable(entry.type)) {
+          this.others--
+          this.held -= size
+        }
         continue
       }
       if (isLine && this.unparsed < 0) this.unparsed = kept
+      this.sizes[kept] = size
       this.list[kept++] = entry
     }
     this.list.length = kept
+    this.sizes.length = kept
   }
 
   /**
