@@ -82,9 +82,14 @@ export async function importPlugin(spec: string, baseDir: string, fresh = false)
 /** Where in the plugin's own files (entry first) an import failed, if in one of them. */
 function locate(error: unknown, url: string, baseDir: string) {
   if (!url.startsWith('file:')) return undefined
-  const entry = fileURLToPath(url)
-  const files = [entry, ...codeTree(entry, baseDir).files.filter((file) => file !== entry)]
-  return loadLocation(error, files)
+  try {
+    const entry = fileURLToPath(url)
+    const files = [entry, ...codeTree(entry, baseDir).files.filter((file) => file !== entry)]
+    return loadLocation(error, files)
+  } catch {
+    // Why: placing the error is a help; failing to is no reason to hide the error itself
+    return undefined
+  }
 }
 
 /** Check a config against the plugin's Config; the error names the plugin and the path. */
