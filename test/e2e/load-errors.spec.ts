@@ -1,7 +1,7 @@
 /**
  * What a person sees when a plugin's code does not load (DESIGN §16.2): `dsh exec` and `dsh mcp`
  * as real child processes on a dsh.yml naming a plugin by path, whose code has a syntax error (in
- * the entry, or in a file it imports) or throws while it runs: the file, line and column, and the
+ * the entry, or in a file it imports) or throws while it runs or while `apply` runs: the file, line and column, and the
  * line with a caret under the column, on stderr, exit 2.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -45,5 +45,13 @@ describe('plugin load errors name the file, line and column and show the line', 
     const run = await runCli(['exec', '--config', 'dsh.yml', 'read', '{"path":"dsh.yml"}'], dir)
     expect(run.code).toBe(2)
     expect(run.stderr).toMatch(new RegExp(`${join(dir, 'plugin', 'index.js').replace(/[.\\/]/g, '\\$&')}:3:\\d+: Cannot read properties of undefined \\(reading 'length'\\)\\n  export const size = table\\.length\\n +\\^\\n`))
+  })
+
+  it('an apply that throws names the line in the plugin\'s file it threw at', { timeout: 20_000 }, async () => {
+    plugin('index.js', `${GOOD_HEAD}import { check } from './check.js'\nexport function apply(ctx, config) {\n  check(config)\n}\n`)
+    plugin('check.js', "export function check(config) {\n  if (!config.token) throw new Error('no token configured')\n}\n")
+    const run = await runCli(['exec', '--config', 'dsh.yml', 'read', '{"path":"dsh.yml"}'], dir)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(`plugin ./plugin/index.js failed to start: ${join(dir, 'plugin', 'check.js')}:2:28: no token configured\n    if (!config.token) throw new Error('no token configured')\n    ${' '.repeat(25)}^\n`)
   })
 })

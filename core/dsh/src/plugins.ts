@@ -120,13 +120,18 @@ export function requiredServices(inject: unknown): string[] {
   return Object.keys(record).filter((name) => (record[name] as { required?: boolean } | undefined)?.required !== false)
 }
 
-/** After plugging: a plugin that failed or waits for a missing service is an error. */
-export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope): void {
+/**
+ * After plugging: a plugin that failed or waits for a missing service is an error; `files` (a path
+ * plugin's code, its entry first) place a throwing `apply` in them.
+ */
+export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope, files?: readonly string[]): void {
   const scope = fork as any
   // cordis 3.18 records a throwing (or rejecting) apply on the runtime, not the fork
   const error = scope.error ?? scope.runtime?.error
   if (error || scope.hasError || scope.runtime?.hasError) {
-    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${describeError(error)}`, { cause: error, details: { plugin: spec } })
+    const located = files ? loadLocation(error, files) : undefined
+    const why = located ? formatLocated(located, describeError(error)) : describeError(error)
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${why}`, { cause: error, details: { plugin: spec } })
   }
   if (!scope.isActive && !scope.runtime?.isActive) {
     const missing = requiredServices(plugin.inject).filter((name) => !scope.ctx?.get(name))
