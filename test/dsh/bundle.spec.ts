@@ -118,14 +118,21 @@ describe('the CLI bundle', () => {
     }
     const script = (pkg: string) => join(pkg, 'dist', 'cli.cjs')
 
-    it('is used as the build wrote it, from a package outside the repository', () => {
-      expect(start(packageCopy())).toBe('used')
+    it('is used as the build wrote it in the checkout\'s dist/', () => {
+      expect(start(join(root, 'core/dsh'))).toBe('used')
     }, 60_000)
 
-    it('V8 data that is not V8\'s, under the right source digest: rejected, the script compiled without it', () => {
+    it('made at another path (V8 would name that path in stack traces): not used, made anew at exit, then used', () => {
       const pkg = packageCopy()
+      expect(start(pkg)).toBe('elsewhere')
+      expect(start(pkg)).toBe('used')
+    }, 60_000)
+
+    it('V8 data that is not V8\'s, under the right digests: rejected, the script compiled without it', () => {
+      const pkg = packageCopy()
+      start(pkg)
       const cache = readFileSync(`${script(pkg)}.cache`)
-      writeFileSync(`${script(pkg)}.cache`, Buffer.concat([cache.subarray(0, 32), Buffer.alloc(cache.length - 32, 7)]))
+      writeFileSync(`${script(pkg)}.cache`, Buffer.concat([cache.subarray(0, 64), Buffer.alloc(cache.length - 64, 7)]))
       expect(start(pkg)).toBe('rejected')
     }, 60_000)
 
@@ -212,12 +219,15 @@ process.stdout.write(JSON.stringify({ cache, parsed: yaml.parse('plugins:\\n  wo
         return cache
       }
       expect(runIn()).toBe('none')
-      // the build's cache, for this source
+      // the build's cache, for this source but made at the build's path (which V8 would name in stack
+      // traces): not used, the file compiled under its own path and its cache made anew at exit
       copyFileSync(vendor('yaml.cjs.cache'), `${file}.cache`)
+      expect(runIn()).toBe('elsewhere')
+      expect(readFileSync(`${file}.cache`).equals(readFileSync(vendor('yaml.cjs.cache')))).toBe(false)
       expect(runIn()).toBe('used')
-      // V8 data that is not V8's, under the right source digest: V8 rejects it, the file is compiled as without one
+      // V8 data that is not V8's, under the right digests: V8 rejects it, the file is compiled as without one
       const cache = readFileSync(`${file}.cache`)
-      writeFileSync(`${file}.cache`, Buffer.concat([cache.subarray(0, 32), Buffer.alloc(cache.length - 32, 7)]))
+      writeFileSync(`${file}.cache`, Buffer.concat([cache.subarray(0, 64), Buffer.alloc(cache.length - 64, 7)]))
       expect(runIn()).toBe('rejected')
       // a cache made from another source is never given to V8
       copyFileSync(vendor('yaml.cjs.cache'), `${file}.cache`)

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { errorCode, fixture, mcpServers, text, until } from './mcp-helpers.js'
 
 const open = mcpServers()
@@ -119,6 +119,39 @@ export function apply(ctx) {
       await conn.stderr.waitFor(/reloaded .*changed 1/, 'the reload of the changed code')
       expect(text(await client.callTool({ name: 'probe', arguments: {} }))).toBe('second')
       expect(ws.events().find((e) => e.type === 'mcp/reloaded')?.data).toEqual({ added: [], removed: [], changed: [entry] })
+    } finally {
+      rmSync(code, { recursive: true, force: true })
+    }
+  })
+
+  it('a syntax error written into a plugin\'s code keeps the old code and is told at MCP level error, with the file, line and column and the line', async () => {
+    const code = mkdtempSync(join(tmpdir(), 'dsh-watch-broken-'))
+    try {
+      const entry = join(code, 'index.mjs')
+      const helper = join(code, 'helper.mjs')
+      writeFileSync(helper, 'export const answer = "first"\n')
+      writeFileSync(entry, `import { answer } from './helper.mjs'
+export const name = 'breaking'
+export const inject = ['tools']
+export function apply(ctx) {
+  ctx.tools.register({ name: 'probe', description: 'which code runs', parameters: { type: 'object' }, execute: () => answer })
+}
+`)
+      const { conn, client } = await start({ plugins: { [entry]: {} } })
+      const logs: LoggingMessageNotification['params'][] = []
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        logs.push(n.params)
+      })
+      await client.setLoggingLevel('error')
+      writeFileSync(helper, 'export const answer = ;\n')
+      const where = `${helper}:1:23: Unexpected token ';'\n  export const answer = ;\n  ${' '.repeat(22)}^`
+      await conn.stderr.waitFor(/reload of .* failed/, 'the reload failure')
+      expect(conn.stderr.text).toContain(where)
+      await until(() => logs.some((l) => (l.data as { type?: string }).type === 'mcp/reload-failed'), 'the reload failure at level error')
+      const failed = logs.find((l) => (l.data as { type?: string }).type === 'mcp/reload-failed')!
+      expect(failed.level).toBe('error')
+      expect((failed.data as { data: { error: string } }).data.error).toContain(where)
+      expect(text(await client.callTool({ name: 'probe', arguments: {} }))).toBe('first')
     } finally {
       rmSync(code, { recursive: true, force: true })
     }

@@ -176,8 +176,11 @@ describe('the packages, installed from their tarballs', () => {
     expect(fs.existsSync(installed('dsh', 'dist', 'start.cjs')), 'the tarball holds the bundle').toBe(true)
     // npm links the package's bin, the CommonJS one
     expect(fs.realpathSync(installed('.bin', 'dsh'))).toBe(fs.realpathSync(installed('dsh', 'bin', 'dsh.cjs')))
-    // its script runs with the code cache the build wrote beside it, from outside the repository
+    // the tarball's code cache was made at the build's path, which stack traces would name: its first
+    // run compiles the script under its installed path and makes the cache anew, which the next run uses
     expect(fs.existsSync(installed('dsh', 'dist', 'cli.cjs.cache')), 'the tarball holds the script\'s code cache').toBe(true)
+    const first = run([installed('.bin', 'dsh'), '--version'], 120_000, project, { NODE_DEBUG: 'dsh-bundle' })
+    expect(first.status, first.stderr).toBe(0)
     const version = run([installed('.bin', 'dsh'), '--version'], 120_000, project, { NODE_DEBUG: 'dsh-bundle' })
     expect(version.status, version.stderr).toBe(0)
     expect(version.stderr).toContain(`${installed('dsh', 'dist', 'cli.cjs')}: code cache used`)
@@ -191,6 +194,43 @@ describe('the packages, installed from their tarballs', () => {
       const value = JSON.parse(exec.stdout).result.value
       expect(value).toEqual({ cordis: true, kernel: true, libKernel: null, workspaceTools: true, kernelUrl: pathToFileURL(installed('dsh', 'dist', 'shared', 'dsh-kernel.js')).href })
     } finally {
+      fs.rmSync(plugin)
+      fs.rmSync(config)
+    }
+  }, 180_000)
+
+  it('a stack trace through the installed bundle names files that exist: with its code cache, without, and mapped by --enable-source-maps', () => {
+    const plugin = path.join(project, 'stack-tool.mjs')
+    fs.writeFileSync(plugin, "export const name = 'stack-tool'\nexport const inject = ['tools']\nexport function apply(ctx) {\n  ctx.tools.register({ name: 'stack', description: 'the stack of a call', parameters: { type: 'object' }, execute: () => new Error('here').stack })\n}\n")
+    const config = path.join(project, 'stack.yml')
+    fs.writeFileSync(config, 'plugins:\n  ./stack-tool.mjs: {}\n')
+    const cache = installed('dsh', 'dist', 'cli.cjs.cache')
+    const made = fs.readFileSync(cache)
+    try {
+      const frames = (env: Record<string, string>) => {
+        const exec = run([installed('.bin', 'dsh'), 'exec', 'stack', '{}', '--config', config, '--json'], 120_000, project, env)
+        expect(exec.status, exec.stderr).toBe(0)
+        const stack = (JSON.parse(exec.stdout).result.content as Array<{ text: string }>)[0].text
+        const files = [...stack.matchAll(/\(?(\/[^():\s]+):\d+:\d+\)?/g)].map((m) => m[1])
+        expect(files.length, stack).toBeGreaterThan(3)
+        return { stack, files }
+      }
+      // the tarball's cache (made at the build's path), the one remade here, none, and the source map
+      for (const [what, env, before] of [
+        ['the packed cache', { NODE_DEBUG: 'dsh-bundle' }, () => fs.writeFileSync(cache, made)],
+        ['the cache remade here', {}, () => {}],
+        ['no cache', {}, () => fs.rmSync(cache, { force: true })],
+        ['source maps', { NODE_OPTIONS: '--enable-source-maps' }, () => {}],
+      ] as const) {
+        before()
+        const { stack, files } = frames(env)
+        const bundled = files.filter((file) => file.includes(`${path.sep}node_modules${path.sep}`))
+        expect(bundled.length, `${what}: frames in the installed packages\n${stack}`).toBeGreaterThan(0)
+        for (const file of files) expect(fs.existsSync(file), `${what}: ${file} exists\n${stack}`).toBe(true)
+        if (what === 'source maps') expect(files.some((file) => file.endsWith('.ts')), `${what}: mapped to the sources\n${stack}`).toBe(true)
+      }
+    } finally {
+      fs.writeFileSync(cache, made)
       fs.rmSync(plugin)
       fs.rmSync(config)
     }

@@ -32,7 +32,7 @@ import { build, transform } from 'esbuild'
 import { init as lexerReady, parse as parseModule } from 'es-module-lexer'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { builtinModules, createRequire } from 'node:module'
-import { dirname, join, relative, sep } from 'node:path'
+import { dirname, join, posix, relative, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
@@ -237,6 +237,26 @@ function finishScript(file) {
   writeFileSync(file, `${source.slice(0, mapComment.index)}${declaration}${source.slice(mapComment.index)}`)
 }
 
+/**
+ * For `npm pack` (prepack): a source map's sources as they lie once installed. esbuild names each
+ * source relative to the checkout's dist/ (`../../tools/src/x.ts`, `../../../node_modules/cosmokit/…`),
+ * which names no file in an installed tree; installed, dsh is node_modules/dsh and every package it
+ * bundles node_modules/<name> beside it (npm's flat layout), so a package's file is
+ * `../../<name>/<path>` from dist/, dsh's own `../<path>` (one `../` more from dist/vendor/).
+ */
+function installedSources(mapFile, building) {
+  const map = JSON.parse(readFileSync(mapFile, 'utf8'))
+  const installed = posix.join('/node_modules', manifest.name, 'dist', relative(building, dirname(mapFile)).split(sep).join('/'))
+  map.sources = map.sources.map((source) => {
+    const file = join(dirname(mapFile), source)
+    if (!existsSync(file)) return source
+    const owner = ownerOf(file)
+    const within = relative(owner.dir, file).split(sep).join('/')
+    return posix.relative(installed, posix.join('/node_modules', owner.name, within))
+  })
+  writeFileSync(mapFile, JSON.stringify(map))
+}
+
 /** A file name for a package's shared module: `@dsh/kernel` → `dsh-kernel`. */
 const fileName = (specifier) => specifier.replace(/^@/, '').replace(/\//g, '-')
 
@@ -330,10 +350,8 @@ try {
     writeFileSync(entry, `module.exports = {\n${getters.join('\n')}\n}\n`)
     const outfile = join(building, 'vendor', `${group}.cjs`)
     await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', sourcemap: true, logLevel: 'warning' })
-    writeFileSync(`${outfile}.cache`, vendorCache(outfile, EXERCISE[group]))
   }
-  // the script's code cache, after training runs of a first dsh mcp and dsh exec
-  await trainCache(join(building, 'cli.cjs'))
+  if (process.env.npm_lifecycle_event === 'prepack') for (const map of [join(building, 'cli.cjs.map'), ...[...vendored.keys()].map((group) => join(building, 'vendor', `${group}.cjs.map`))]) installedSources(map, building)
 } catch (error) {
   rmSync(building, { recursive: true, force: true })
   throw error
@@ -358,3 +376,13 @@ const old = `${dist}.old-${process.pid}`
 if (existsSync(dist)) renameSync(dist, old)
 renameSync(building, dist)
 rmSync(old, { recursive: true, force: true })
+
+// The code caches, made in place: V8 (Node 20) keeps the name a script was compiled under in its
+// cache, and a stack trace names it, so a cache made in the build's directory would name files
+// that never exist where dsh runs. Until they are written, dist/ runs without them.
+for (const group of [...vendored.keys()].sort()) {
+  const file = join(dist, 'vendor', `${group}.cjs`)
+  writeFileSync(`${file}.cache`, vendorCache(file, EXERCISE[group]))
+}
+// the script's code cache, after training runs of a first dsh mcp and dsh exec
+await trainCache(join(dist, 'cli.cjs'))

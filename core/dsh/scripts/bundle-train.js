@@ -79,5 +79,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, ...args] = process.argv.slice(2)
   process.argv = [process.argv[0], join(dirname(file), '..', 'bin', 'dsh.cjs'), ...args]
   const { script, source } = runVendored(file)
-  process.on('exit', () => writeFileSync(`${file}.cache`, cacheOf(script, source)))
+  process.on('exit', () => writeFileSync(`${file}.cache`, cacheOf(script, source, file)))
 }

@@ -1,16 +1,24 @@
 /**
  * Where in a config file a problem is: the line and column of a key path in
- * the YAML document, and the excerpt with a caret under it.
+ * the YAML document (a list's entry by its index), and the excerpt with a caret under it.
  */
 import type { Document, LineCounter } from 'yaml'
 import { yaml } from './yaml.js'
 
 /** The offset of the key at `path` (the deepest key of it that exists), if any. */
 function keyOffset(doc: Document, path: readonly string[]): number | undefined {
-  const { isMap, isScalar } = yaml()
+  const { isMap, isScalar, isSeq } = yaml()
   let node: unknown = doc.contents
   let offset: number | undefined
   for (const segment of path) {
+    // an entry of a list (`allow[1]`): the entry itself
+    if (isSeq(node) && /^\d+$/.test(segment)) {
+      const item = node.items[Number(segment)] as { range?: [number, number, number] } | undefined
+      if (!item?.range) break
+      offset = item.range[0]
+      node = item
+      continue
+    }
     if (!isMap(node)) break
     const pair = node.items.find((item) => isScalar(item.key) ? String(item.key.value) === segment : false)
     if (!pair || !isScalar(pair.key)) break

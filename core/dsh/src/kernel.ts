@@ -16,6 +16,7 @@ import { PluginSet, type PlanSummary } from './plugin-set.js'
 import type { LoadedPlugin } from './plugins.js'
 import { reloadKernel, type KernelState, type ServiceSlot } from './reload.js'
 import { LoadedFiles, loadedPaths } from './protect-loaded.js'
+import { checkServiceConfigs } from './service-configs.js'
 
 export interface Kernel {
   /** the root context: services are `ctx.tools`, `ctx.sessions`, … */
@@ -60,6 +61,8 @@ export async function createKernel(input?: KernelOptions, start: KernelStart = {
   const baseDir = file?.dir ?? process.cwd()
   // a preset fills approval.policy and sandbox.mode where they are not set explicitly
   const options = applyPreset(file ? mergeOptions(file.options, explicit) : explicit)
+  // Why before plugging: a service that throws in cordis is logged, not thrown, and its dependants wait
+  checkServiceConfigs(options, file)
   const ctx = new Context()
   // cordis's own accessors (ctx.emit, ctx.on, ctx.plugin, …) read without the Error its handler builds for each
   exposeAccessors(ctx)

@@ -15,6 +15,8 @@ import { whyNotLoadable } from './plugin-not-found.js'
 import { freshUrl } from './code-reload/hooks.js'
 import { bundledLoader, ensureSharedHooks } from './bundle/state.js'
 import { checkPluginCode } from './read-loaded.js'
+import { formatLocated, loadLocation } from './load-location.js'
+import { codeTree } from './code-reload/code-tree.js'
 
 export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions'] as const
 
@@ -66,7 +68,8 @@ export async function importPlugin(spec: string, baseDir: string, fresh = false)
       mod = await import(fresh ? freshUrl(resolved!.url) : resolved!.url)
     }
   } catch (error) {
-    const why = whyNotLoadable(spec, baseDir, BUNDLED, problem ?? error)
+    const located = resolved && !problem ? locate(error, resolved.url, baseDir) : undefined
+    const why = located ? formatLocated(located, describeError(error)) : whyNotLoadable(spec, baseDir, BUNDLED, problem ?? error)
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} cannot be loaded: ${why}`, { cause: error, details: { plugin: spec } })
   }
   const plugin = typeof mod?.apply === 'function' ? mod : mod?.default
@@ -74,6 +77,19 @@ export async function importPlugin(spec: string, baseDir: string, fresh = false)
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} exports no apply function or plugin class`, { details: { plugin: spec } })
   }
   return plugin
+}
+
+/** Where in the plugin's own files (entry first) an import failed, if in one of them. */
+function locate(error: unknown, url: string, baseDir: string) {
+  if (!url.startsWith('file:')) return undefined
+  try {
+    const entry = fileURLToPath(url)
+    const files = [entry, ...codeTree(entry, baseDir).files.filter((file) => file !== entry)]
+    return loadLocation(error, files)
+  } catch {
+    // Why: placing the error is a help; failing to is no reason to hide the error itself
+    return undefined
+  }
 }
 
 /** Check a config against the plugin's Config; the error names the plugin and the path. */
@@ -104,13 +120,18 @@ export function requiredServices(inject: unknown): string[] {
   return Object.keys(record).filter((name) => (record[name] as { required?: boolean } | undefined)?.required !== false)
 }
 
-/** After plugging: a plugin that failed or waits for a missing service is an error. */
-export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope): void {
+/**
+ * After plugging: a plugin that failed or waits for a missing service is an error; `files` (a path
+ * plugin's code, its entry first) place a throwing `apply` in them.
+ */
+export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope, files?: readonly string[]): void {
   const scope = fork as any
   // cordis 3.18 records a throwing (or rejecting) apply on the runtime, not the fork
   const error = scope.error ?? scope.runtime?.error
   if (error || scope.hasError || scope.runtime?.hasError) {
-    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${describeError(error)}`, { cause: error, details: { plugin: spec } })
+    const located = files ? loadLocation(error, files) : undefined
+    const why = located ? formatLocated(located, describeError(error)) : describeError(error)
+    throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${why}`, { cause: error, details: { plugin: spec } })
   }
   if (!scope.isActive && !scope.runtime?.isActive) {
     const missing = requiredServices(plugin.inject).filter((name) => !scope.ctx?.get(name))

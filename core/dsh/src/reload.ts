@@ -11,6 +11,7 @@ import { inConfigFile, mergeOptions, readConfigFile, type ConfigFile } from './c
 import { checkOptions, type KernelOptions } from './options.js'
 import type { PlanSummary, PluginSet } from './plugin-set.js'
 import { loadedPaths, type LoadedFiles } from './protect-loaded.js'
+import { checkServiceConfigs } from './service-configs.js'
 
 /** A core service whose config can change on reload: re-plugged when it does. */
 export interface ServiceSlot {
@@ -47,6 +48,7 @@ export async function reloadKernel(state: KernelState, config?: KernelOptions): 
   if ((options.dataDirReadable === true) !== (state.options.dataDirReadable === true)) {
     throw new KernelError('INVALID_CONFIG', `dataDirReadable cannot change on reload (${state.options.dataDirReadable === true} → ${options.dataDirReadable === true}); restart dsh`)
   }
+  checkServiceConfigs(options, file)
   // every plugin imported and every config validated before anything changes
   let prepared: Awaited<ReturnType<typeof state.plugins.prepare>>
   try {
