@@ -27,7 +27,7 @@ it('denies a matching bash command and runs any other', async () => {
 
   const denied = await k.call('bash', { command: 'rm -rf build' })
   expect(denied.isError).toBe(true)
-  expect(denied.error).toEqual({ code: 'DENIED', message: 'deny-pattern: the command matches /\\brm\\s+-rf\\b/' })
+  expect(denied.error).toMatchObject({ code: 'DENIED', message: 'deny-pattern: the command matches /\\brm\\s+-rf\\b/' })
 
   const allowed = await k.call('bash', { command: 'echo hello' })
   expect(allowed.isError).toBe(false)
@@ -48,7 +48,7 @@ it('checks only the configured tools, and refuses a call of one without a comman
   k.ctx.tools.register({ name: 'shell', description: 'a stand-in', parameters: { type: 'object' }, execute: () => 'ran' })
   await loadPlugin(k.ctx, denyPattern, { patterns: ['x'], tools: ['shell'] })
   expect((await k.call('shell', { command: 'x' })).error?.code).toBe('DENIED')
-  expect((await k.call('shell', { script: 'x' })).error).toEqual({ code: 'DENIED', message: 'deny-pattern: shell has no command to check' })
+  expect((await k.call('shell', { script: 'x' })).error).toMatchObject({ code: 'DENIED', message: 'deny-pattern: shell has no command to check' })
   expect((await k.call('shell', { command: 'y' })).content).toEqual([{ type: 'text', text: 'ran' }])
 })
 

@@ -23,7 +23,7 @@ it('a listener\'s allow does not lift a guard\'s denial', async () => {
   k.ctx.on('tools/pre-execute', () => ({ kind: 'allow' }), { prepend: true })
   // ...and the guards still run after the waterfall
   // #endregion allow-vs-guard
-  expect((await k.call('bash', { command: 'ls' })).error).toEqual({ code: 'DENIED', message: 'no shell here' })
+  expect((await k.call('bash', { command: 'ls' })).error).toMatchObject({ code: 'DENIED', message: 'no shell here' })
 })
 
 it('a listener that saw a deny from next() cannot return allow', async () => {
@@ -35,7 +35,7 @@ it('a listener that saw a deny from next() cannot return allow', async () => {
     return { kind: 'allow' } // ignored: the strictest decision seen wins
   }, { prepend: true })
   // #endregion overrule
-  expect((await k.call('bash', { command: 'ls' })).error).toEqual({ code: 'DENIED', message: 'policy' })
+  expect((await k.call('bash', { command: 'ls' })).error).toMatchObject({ code: 'DENIED', message: 'policy' })
 })
 
 it('a post-execute listener cannot turn an error into a success', async () => {

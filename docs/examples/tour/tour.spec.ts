@@ -37,7 +37,7 @@ it('asks before a matching command; only an approval lets it run', async () => {
   expect((await k.call('bash', { command: 'git push' })).error?.code).toBe('APPROVAL_UNAVAILABLE')
 
   const answer = k.ctx.on('approval/request', () => ({ kind: 'denied', reason: 'not now' }))
-  expect((await k.call('bash', { command: 'git push' })).error).toEqual({ code: 'DENIED', message: 'approval denied: not now' })
+  expect((await k.call('bash', { command: 'git push' })).error).toMatchObject({ code: 'DENIED', message: 'approval denied: not now' })
   answer()
 
   k.ctx.on('approval/request', () => ({ kind: 'approved', grant: 'once' }))
@@ -52,7 +52,7 @@ it('keeps a later listener\'s deny instead of asking', async () => {
   const k = await start({ ask: ['^git push'] })
   k.ctx.on('approval/request', () => ({ kind: 'approved', grant: 'once' }))
   k.ctx.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'frozen' }))
-  expect((await k.call('bash', { command: 'git push' })).error).toEqual({ code: 'DENIED', message: 'frozen' })
+  expect((await k.call('bash', { command: 'git push' })).error).toMatchObject({ code: 'DENIED', message: 'frozen' })
 })
 
 it('gives every call a deadline; the body sees it through its signal', async () => {
@@ -60,7 +60,7 @@ it('gives every call a deadline; the body sees it through its signal', async () 
   k.ctx.tools.register(testTool('wait', (_args, call) => new Promise((resolve) => {
     call.signal.addEventListener('abort', () => resolve('stopped'))
   })))
-  expect((await k.call('wait')).error).toEqual({ code: 'TIMEOUT', message: 'wait exceeded 20 ms' })
+  expect((await k.call('wait')).error).toMatchObject({ code: 'TIMEOUT', message: 'wait exceeded 20 ms' })
   expect(text(await k.call('bash', { command: 'quick' }))).toBe('ran quick')
 })
 
@@ -83,6 +83,6 @@ it('withholds an error that holds a secret, and never turns it into a success', 
   k.ctx.tools.register(testTool('leaky', () => { throw new Error('auth failed for sk-0123456789abcdefXYZ') }))
   const r = await k.call('leaky')
   expect(r.isError).toBe(true)
-  expect(r.error).toEqual({ code: 'BLOCKED', message: '1 secret(s) withheld from an error' })
+  expect(r.error).toMatchObject({ code: 'BLOCKED', message: '1 secret(s) withheld from an error' })
   expect(JSON.stringify(r)).not.toContain('sk-0123')
 })

@@ -74,8 +74,17 @@ export class Sandbox {
   }
 
   remove(): void {
-    // a client that just quit may still be writing its state under HOME
-    rmSync(this.root, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 })
+    // a client that just quit may still be writing its state under HOME (Claude Code's .cache after
+    // its terminal UI was killed): try again for up to 15 s, then let the error say what is left
+    const until = Date.now() + 15_000
+    for (;;) {
+      try {
+        return rmSync(this.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || Date.now() > until) throw error
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200)
+      }
+    }
   }
 }
 
