@@ -84,6 +84,9 @@ static void usage(FILE *out)
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
 	      "                as the first process of a PID namespace whose init ends\n"
 	      "                it with the command (PID 2, parent PID 1), as in bwrap\n"
+	      "  --exec-notify PATH  stop every execve/execveat of the command and its\n"
+	      "                descendants (seccomp user notification) and let the host\n"
+	      "                listening on unix socket PATH allow or refuse it\n"
 	      "  --probe       print what this kernel enforces as one JSON line\n"
 	      "\n"
 	      "Always: no capabilities, no_new_privs, and a seccomp filter refusing\n"
@@ -159,6 +162,10 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->mounts[o->n_mounts++] = (struct mount_spec){
 				value, !strcmp(a, "--hide") ? MOUNT_HIDE : !strcmp(a, "--mount-ro") ? MOUNT_RO : MOUNT_RW
 			};
+		} else if (!strcmp(a, "--exec-notify")) {
+			if (!argv[i + 1] || argv[i + 1][0] != '/')
+				fail("--exec-notify wants the absolute path of a unix socket, got '%s'", argv[i + 1] ? argv[i + 1] : "");
+			o->exec_notify = argv[++i];
 		} else if (!strcmp(a, "--inode")) {
 			const char *path = argv[++i];
 
@@ -218,6 +225,9 @@ void parse_args(int argc, char **argv, struct options *o)
 		fail("--namespaces excludes --no-supervisor and --private-mounts");
 	if ((o->mount_dev || o->mount_proc || o->mount_tmp || o->mounts_in_place) && !o->private_mounts)
 		fail("--mount-dev, --mount-proc, --mount-tmp and --mounts-in-place need --private-mounts (--namespaces makes its own)");
+	/* Why: the supervisor is what answers each exec */
+	if (o->exec_notify && o->no_supervisor)
+		fail("--exec-notify needs the supervisor (it excludes --no-supervisor)");
 	if (o->mounts_in_place && !o->no_supervisor)
 		fail("--mounts-in-place needs --no-supervisor (a mount namespace made for this command alone, as bwrap's)");
 	/* Why no writable bind here: nothing needs one, and a writable bind of
