@@ -18,6 +18,7 @@ import * as workspaceTools from '@dsh/workspace-tools'
 import type { LocalBackend } from '@dsh/sandbox'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import { lacks } from '../backends.js'
+import { explainCall } from '../../core/dsh/src/cli/explain-call.js'
 import { plugApprover } from './kernel.js'
 
 const BACKENDS: LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
@@ -139,6 +140,17 @@ for (const backend of BACKENDS) {
       expect(text(result.content)).toMatch(/\[permissions: exec of git push -q .* refused/)
       expect(existsSync(join(k.dir, 'pushes.log'))).toBe(false)
       expect(await pushedHeads(k, remote)).toContain('none')
+      // dsh inspect --call: the exec's ask and its answer are the body's evidence, not the call's approval
+      const callId = (k.session.events().filter((e) => e.type === 'tool/call').at(-2)!.data as { callId: string }).callId
+      const steps = Object.fromEntries(explainCall(k.session.events(), callId)!.steps.map((step) => [step.step, step]))
+      expect(steps.approval.outcome).toBe('skipped')
+      // asked once: the shell's retry of the refused exec on the next PATH entry is refused without asking again
+      expect(steps.body.evidence.slice(0, 3)).toEqual([
+        expect.stringMatching(/^exec asked about: git push -q .* main \(\/usr\/bin\/git\) by rule Bash\(git push:\*\) \(inline\)$/),
+        expect.stringMatching(/^exec asked: exec of git push/),
+        expect.stringMatching(/^exec decided denied: a person said no/),
+      ])
+      for (const line of steps.body.evidence.slice(3)) expect(line).toMatch(/^exec refused: git push -q .* by rule Bash\(git push:\*\)/)
     }, 60_000)
   })
 }

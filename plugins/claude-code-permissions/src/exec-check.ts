@@ -6,7 +6,9 @@
  * for the call the exec belongs to (logged first, as every ask), the exec
  * held meanwhile: approved, it goes on once; anything else refuses it. An exec
  * of a call this plugin did not decide, or with no approval service, cannot
- * be asked about and is refused.
+ * be asked about and is refused. An ask refused once is not asked again in
+ * the same call for the same program and argv (a shell retries a refused exec
+ * on every PATH entry that holds the program): it is refused, and recorded.
  */
 import type { JsonObject, Session } from '@dsh/kernel'
 import type { ApprovalGate, Execution } from '@dsh/tools'
@@ -29,6 +31,8 @@ export interface ExecCheckDeps {
 }
 
 export function execChecker(deps: ExecCheckDeps): ExecCheck {
+  // per call (gone with it): the asks a person or the policy refused, by program and argv
+  const refusedAsks = new WeakMap<Execution, Set<string>>()
   return {
     async check(request, call) {
       const engine = deps.engine()
@@ -40,10 +44,12 @@ export function execChecker(deps: ExecCheckDeps): ExecCheck {
       if (!outcome || outcome.decision === 'allow') return { allow: true }
       const program = request.realPath || request.path
       const exec = deps.call(call.callId)
+      const key = JSON.stringify([program, request.argv])
+      const refusedBefore = outcome.decision === 'ask' && exec !== undefined && refusedAsks.get(exec)?.has(key) === true
       call.session.write('permission/decided', {
         callId: call.callId,
         name: exec?.name ?? 'bash',
-        decision: outcome.decision,
+        decision: refusedBefore ? 'deny' : outcome.decision,
         mode,
         ...(outcome.rule ? { rule: outcome.rule.text, source: outcome.rule.source } : {}),
         by: 'exec',
@@ -53,10 +59,12 @@ export function execChecker(deps: ExecCheckDeps): ExecCheck {
       const rule = outcome.rule?.text
       const line = quoteArgv(request.argv)
       if (outcome.decision === 'deny') return { allow: false, reason: `exec of ${line} refused: ${outcome.reason}`, ...(rule ? { rule } : {}) }
+      if (refusedBefore) return { allow: false, reason: `exec of ${line} refused: ${outcome.reason}, and it was refused earlier in this call`, ...(rule ? { rule } : {}) }
       const approval = deps.approval()
       if (!exec || !approval) return { allow: false, reason: `exec of ${line} refused: ${outcome.reason}, and ${exec ? 'no approval service is running' : 'the call it belongs to cannot be asked about'}`, ...(rule ? { rule } : {}) }
       const answer = await approval.request({ exec: execAsked(exec, program, request.argv), reason: `exec of ${line}: ${outcome.reason}` })
       if (answer.kind === 'approved') return { allow: true }
+      refusedAsks.set(exec, (refusedAsks.get(exec) ?? new Set()).add(key))
       return { allow: false, reason: `exec of ${line} refused: ${outcome.reason}; ${answer.kind}: ${answer.reason}`, ...(rule ? { rule } : {}) }
     },
   }

@@ -68,6 +68,8 @@ declare module 'cordis' {
     'permissions/reloaded'(report: { files: string[]; problem?: string }): void
     /** decide a call without running it (the first listener's answer wins; it may be a promise) */
     'permissions/check'(name: string, args: JsonObject): PermissionCheck | Promise<PermissionCheck> | undefined
+    /** decide one exec inside a confined call (its argv; the program's real path when known) without running it */
+    'permissions/check-exec'(exec: { argv: string[]; realPath?: string }): PermissionCheck | Promise<PermissionCheck> | undefined
     /** the effective rules, the mode and the files read */
     'permissions/rules'(): PermissionView | undefined
   }
@@ -241,6 +243,17 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       return { ...data, reason: outcome.reason, ruleTool: tool }
     }
     return shellParserLoaded() || engine.ruleTool(name) !== 'Bash' ? answer() : loadShellParser().then(answer)
+  })
+  ctx.on('permissions/check-exec', ({ argv, realPath }) => {
+    const engine = loaded
+    if (!engine) return undefined
+    const answer = (): PermissionCheck => {
+      const { outcome, mode } = engine.decideExec({ path: argv[0] ?? '', realPath: realPath ?? '', argv, truncated: false })
+      const base = { name: 'bash', mode, by: 'exec' as const, program: realPath || argv[0], argv: [...argv], ruleTool: 'Bash' }
+      if (!outcome || outcome.decision === 'allow') return { ...base, decision: 'allow', reason: outcome?.reason ?? 'no deny or ask rule meets this exec: it runs (the sandbox still confines it)' }
+      return { ...base, decision: outcome.decision, reason: outcome.reason, ...(outcome.rule ? { rule: outcome.rule.text, source: outcome.rule.source } : {}) }
+    }
+    return shellParserLoaded() ? answer() : loadShellParser().then(answer)
   })
   ctx.on('permissions/rules', () => loaded?.view())
 
