@@ -99,6 +99,9 @@ struct options {
 	const char *net_forward;
 	/* --exec-notify PATH: the host's socket deciding each exec (exec-notify.c) */
 	const char *exec_notify;
+	/* --exec-program NAME: the only programs the host is asked about (none given: every exec) */
+	const char **exec_programs;
+	int n_exec_programs;
 	char **command;
 };
 

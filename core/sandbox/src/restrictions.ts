@@ -60,6 +60,7 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
     }
     if (got.exec !== undefined) {
       if (!got.exec || typeof got.exec.check !== 'function') throw broken('answered an exec without a check()')
+      if (got.exec.programs !== undefined && !(Array.isArray(got.exec.programs) && got.exec.programs.every((name) => typeof name === 'string' && name !== '' && !name.includes('\0')))) throw broken('answered exec programs that are not a list of names')
       execs.push(got.exec)
     }
   }
@@ -97,7 +98,10 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
 /** Every restriction's exec test in turn: the first refusal stands. */
 function allOf(execs: readonly ExecRules[]): ExecRules {
   if (execs.length === 1) return execs[0]
+  const lists = execs.map((rules) => rules.programs)
   return {
+    // Why absent when one is: that check may refuse any exec
+    ...(lists.every((list) => list !== undefined) ? { programs: [...new Set(lists.flat() as string[])] } : {}),
     async check(request, call) {
       for (const rules of execs) {
         const verdict = await rules.check(request, call)

@@ -85,6 +85,12 @@ export type ExecVerdict = { allow: true } | { allow: false; reason: string; rule
  * ask (the exec waits) and must answer; one that throws refuses the exec.
  */
 export interface ExecRules {
+  /**
+   * The program names (a word as exec'd, or its base name) whose execs `check` may refuse; an exec
+   * none of whose names (argv[0], the path, the real path) is listed goes on without being asked
+   * (the launcher answers it). Absent: every exec is asked.
+   */
+  readonly programs?: readonly string[]
   check(request: ExecRequest, call: ConfineCall): ExecVerdict | Promise<ExecVerdict>
 }
 

@@ -20,6 +20,8 @@ import { loadShellParser, shellParserLoaded } from './shell.js'
 
 /** What the sandbox hands the check (its ExecRequest and ConfineCall). */
 export interface ExecCheck {
+  /** the program names a rule could refuse (exec-decide.ts execPrograms); absent: every exec is asked */
+  programs?: readonly string[]
   check(request: ExecFacts & { pid: number }, call: { session: Session; callId: string }): Promise<{ allow: true } | { allow: false; reason: string; rule?: string }>
 }
 

@@ -16,7 +16,7 @@
 import { askedDirectly, decideWords, mightMeet } from './bash-decide.js'
 import { byRule, type DecideEnv, type Outcome } from './decide.js'
 import type { CompiledRule, RuleSet } from './ruleset.js'
-import { programName } from './wrappers.js'
+import { programName, wrapperPrograms } from './wrappers.js'
 
 /** What the sandbox hands over for one exec (its ExecRequest). */
 export interface ExecFacts {
@@ -30,6 +30,20 @@ export interface ExecFacts {
 export function execRulesApply(set: RuleSet): boolean {
   const { deny, ask } = set.bash
   return [deny, ask].some((index) => index.any.length > 0 || index.general.length > 0 || [...index.byHead.values()].some((rules) => rules.length > 0))
+}
+
+/**
+ * The program names whose execs a rule could refuse or ask about: the heads of the deny and ask
+ * rules and, with deny rules, every wrapper (its argv holds a command); undefined when a rule has
+ * no fixed program (`Bash(* --force)`, `Bash(*)`): then every exec is asked. The launcher answers
+ * an exec none of whose names is listed by itself, with no round trip.
+ */
+export function execPrograms(set: RuleSet): string[] | undefined {
+  const { deny, ask } = set.bash
+  if ([deny, ask].some((index) => index.any.length > 0 || index.general.length > 0)) return undefined
+  const heads = [deny, ask].flatMap((index) => [...index.byHead].filter(([, rules]) => rules.length > 0).map(([head]) => head))
+  const denies = [...deny.byHead.values()].some((rules) => rules.length > 0)
+  return [...new Set([...heads, ...(denies ? wrapperPrograms() : [])])].sort()
 }
 
 /** The argv under each name of its program, argv[0]'s first. */

@@ -18,7 +18,7 @@ import type { JsonObject } from '@dsh/kernel'
 import type { ApprovalGate, DecisionSource, Execution, PreToolDecision } from '@dsh/tools'
 import type { Config } from './config.js'
 import { decide, type Outcome } from './decide.js'
-import { decideExec, execRulesApply, type ExecFacts } from './exec-decide.js'
+import { decideExec, execPrograms, execRulesApply, type ExecFacts } from './exec-decide.js'
 import { execChecker, type ExecCheck } from './exec-check.js'
 import { isMode, type PermissionMode } from './modes.js'
 import { onFailureRerun } from './on-failure.js'
@@ -133,7 +133,8 @@ async function prepare(ctx: Context, config: Config) {
       const restriction = sandboxRestriction(store.rules, bases)
       // Why only then: a call no rule could refuse an exec of runs with no exec stopped at all
       if (!execRulesApply(store.rules)) return restriction
-      return { ...(restriction ?? { readDeny: [], readOnly: [], unenforced: [] }), exec }
+      const programs = execPrograms(store.rules)
+      return { ...(restriction ?? { readDeny: [], readOnly: [], unenforced: [] }), exec: programs ? { programs, check: exec.check } : { check: exec.check } }
     },
     decideExec(facts: ExecFacts) {
       refresh()

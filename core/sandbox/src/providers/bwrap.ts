@@ -197,7 +197,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   // Why: bwrap bound each root by name; the launcher's rule on it must be on the directory the host resolved
   if (policy.mode === 'workspace-write') args.push(...inodeArgs(policy.writableRoots))
   for (const root of policy.writableRoots) args.push('--rw', root)
-  args.push(...net, ...execNotifyArgs(policy.execNotify ? BRIDGED_EXEC_SOCKET : undefined), '--', ...argv)
+  args.push(...net, ...execNotifyArgs(policy, policy.execNotify ? BRIDGED_EXEC_SOCKET : undefined), '--', ...argv)
   return args
 }
 

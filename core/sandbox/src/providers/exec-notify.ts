@@ -6,6 +6,7 @@
  * answer holds inside it too. See docs/decisions/2026-12-02-exec-rules.md.
  */
 import { runProbeCommand } from '../probe-command.js'
+import type { ResolvedPolicy } from '../types.js'
 
 const answers = new Map<string, Promise<boolean>>()
 
@@ -26,7 +27,9 @@ export function launcherStopsExec(launcher: string): Promise<boolean> {
   return answer
 }
 
-/** The launcher's argument for a policy whose call has an exec listener. */
-export function execNotifyArgs(socket: string | undefined): string[] {
-  return socket ? ['--exec-notify', socket] : []
+/** The launcher's arguments for a policy whose call has an exec listener (`socket`: where the launcher finds it). */
+export function execNotifyArgs(policy: ResolvedPolicy, socket: string | undefined = policy.execNotify): string[] {
+  if (!socket) return []
+  const programs = policy.execRules?.programs
+  return ['--exec-notify', socket, ...(programs ?? []).flatMap((name) => ['--exec-program', name])]
 }

@@ -57,7 +57,7 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
     args.push('--net-proxy', String(policy.proxy.port))
   }
   // Why no bind: the supervisor that connects to it stays outside the namespaces, on the host
-  args.push(...execNotifyArgs(policy.execNotify), '--', ...argv)
+  args.push(...execNotifyArgs(policy), '--', ...argv)
   return args
 }
 

@@ -95,7 +95,7 @@ export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[
     if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')
     args.push('--net-proxy', String(policy.proxy.port))
   }
-  args.push(...execNotifyArgs(policy.execNotify))
+  args.push(...execNotifyArgs(policy))
   return args
 }
 
