@@ -41,7 +41,7 @@ async function service(backends: LocalBackend[], ws: string, refuse: (r: ExecReq
 async function run(sandbox: SandboxService, ws: string, script: string) {
   const confined = await sandbox.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws }, call)
   try {
-    const proc = startProcess({ argv: confined.argv, cwd: ws, env: { ...sandboxEnv(ws), ...confined.spawnEnv }, timeoutMs: 30_000, maxOutputBytes: 1 << 20 })
+    const proc = startProcess({ argv: confined.argv, cwd: ws, env: { ...sandboxEnv(ws), ...confined.spawnEnv }, timeoutMs: 30_000, maxOutputBytes: 1 << 20, killGraceMs: 2000, pipeGraceMs: 250 })
     const out = await proc.done
     return { confined, code: out.exitCode, stdout: out.stdout.text(), stderr: out.stderr.text() }
   } finally {
