@@ -17,7 +17,7 @@
  * approval does not hold up the execs of other processes.
  *
  * With --exec-program NAME..., only an exec one of whose names (argv[0], the
- * path given, the real path; each as it is or by its base name) is listed is
+ * path given, the real path, a script's interpreter; each as it is or by its base name) is listed is
  * sent to the host; the others continue here, with no round trip.
  *
  * Fail closed: a notification the thread cannot read, or that comes after the
@@ -32,7 +32,8 @@
  *
  * Wire format (little-endian, both ways framed by a u32 byte count):
  *   request: u64 id, u32 pid, u32 flags (1: argv truncated), u32 argc,
- *            then NUL-terminated: path as given, real path ("" if unknown), argv[0..argc)
+ *            then NUL-terminated: path as given, real path ("" if unknown),
+ *            the "#!" line of a script (without "#!"; "" otherwise), argv[0..argc)
  *   answer:  u64 id, u32 errno (0: allow)
  */
 #define _GNU_SOURCE
@@ -50,6 +51,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -142,14 +144,18 @@ static long read_string(int mem, unsigned long addr, char *out, size_t room)
  * process's root, working directory or dirfd through /proc (the kernel
  * follows those links into the process's own mount namespace), opened
  * O_PATH and read back. Empty when it does not resolve (the exec will fail).
+ * And its "#!" line, when it is a script (`interp`, without the "#!"; empty
+ * otherwise): the kernel runs the interpreter with no exec of its own.
  */
-static void real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room)
+static void real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room)
 {
-	char where[PATH_MAX + 64], link[64];
+	char where[PATH_MAX + 64], link[64], head[256];
+	struct stat st;
 	ssize_t n;
-	int fd, len;
+	int fd, len, file;
 
 	out[0] = '\0';
+	interp[0] = '\0';
 	if (strlen(path) >= PATH_MAX)
 		return; /* the kernel refuses it too (ENAMETOOLONG) */
 	if (empty_path && !*path)
@@ -167,8 +173,22 @@ static void real_path(pid_t pid, int dirfd, const char *path, int empty_path, ch
 		return;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, out, room - 1);
-	close(fd);
 	out[n > 0 ? n : 0] = '\0';
+	file = open(link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(fd);
+	if (file < 0)
+		return;
+	if (fstat(file, &st) == 0 && S_ISREG(st.st_mode) && (n = read(file, head, sizeof(head) - 1)) > 2 &&
+	    head[0] == '#' && head[1] == '!') {
+		char *end;
+
+		head[n] = '\0';
+		end = strchr(head, '\n');
+		if (end)
+			*end = '\0';
+		snprintf(interp, interp_room, "%s", head + 2);
+	}
+	close(file);
 }
 
 static int same_as_own_command(char *const *args, unsigned argc)
@@ -207,7 +227,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	unsigned long path_at = d->args[execveat ? 1 : 0], argv_at = d->args[execveat ? 2 : 1];
 	int dirfd = execveat ? (int)d->args[0] : AT_FDCWD;
 	int empty_path = execveat && (d->args[4] & AT_EMPTY_PATH);
-	char mem_path[64], real[PATH_MAX];
+	char mem_path[64], real[PATH_MAX], interp[256], word[256];
 	size_t used = 24, header = 24;
 	__u32 flags = 0, argc = 0, len;
 	long n;
@@ -221,12 +241,16 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	if (n < 0)
 		goto refuse_mem;
 	used += (size_t)n + 1;
-	real_path(req->pid, dirfd, buf + header, empty_path, real, sizeof(real));
+	real_path(req->pid, dirfd, buf + header, empty_path, real, sizeof(real), interp, sizeof(interp));
 	n = (long)strlen(real);
-	if ((size_t)n + 1 > MAX_REQUEST - used)
+	if ((size_t)n + 1 + strlen(interp) + 1 > MAX_REQUEST - used)
 		goto refuse_mem;
 	memcpy(buf + used, real, (size_t)n + 1);
 	used += (size_t)n + 1;
+	memcpy(buf + used, interp, strlen(interp) + 1);
+	used += strlen(interp) + 1;
+	/* the interpreter's own path, its first word */
+	sscanf(interp, " %255s", word) == 1 || (word[0] = '\0');
 	for (; argv_at; argc++) {
 		unsigned long ptr;
 
@@ -257,7 +281,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		return;
 	}
 	/* Why here: an exec no rule names (most of them) costs no round trip to the host */
-	if (n_programs && !listed(buf + header) && !listed(real) && (!argc || !listed(args[0]))) {
+	if (n_programs && !listed(buf + header) && !listed(real) && (!argc || !listed(args[0])) && (!*word || !listed(word))) {
 		respond(listener, req->id, 0);
 		return;
 	}

@@ -81,6 +81,15 @@ for (const backend of BACKENDS) {
       }, 60_000)
     }
 
+    it('a script is decided as its #! interpreter runs it: deny Bash(python3:*) refuses ./del.py, which the kernel would run with no exec of python3', async () => {
+      const { k } = await kernel(backend, { deny: ['Bash(python3:*)'] })
+      writeFileSync(join(k.dir, 'del.py'), '#!/usr/bin/python3 -S\nimport os\nos.remove("x")\n')
+      chmodSync(join(k.dir, 'del.py'), 0o755)
+      const result = await k.call('bash', { command: './del.py' })
+      expect(existsSync(join(k.dir, 'x')), text(result.content)).toBe(true)
+      expect(execDecisions(k)).toContainEqual(expect.objectContaining({ decision: 'deny', rule: 'Bash(python3:*)', argv: ['./del.py'], program: expect.stringMatching(/\/del\.py$/) }))
+    }, 60_000)
+
     it('twin: with no rule that could refuse an exec, nothing is stopped and the same commands run', async () => {
       const { k } = await kernel(backend, { deny: ['Read(./secret)'] })
       writeFileSync(join(k.dir, 's.sh'), 'rm x\n')

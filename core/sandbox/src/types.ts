@@ -70,6 +70,8 @@ export interface ExecRequest {
   readonly path: string
   /** the program's real path ('' when it does not resolve: the exec will fail) */
   readonly realPath: string
+  /** a script's `#!` line, without the `#!` (the kernel runs that interpreter with no exec of its own) */
+  readonly interpreter?: string
   /** the argv as the program sees it (the first 4096 arguments or 256 KiB, then `truncated`) */
   readonly argv: readonly string[]
   readonly truncated: boolean

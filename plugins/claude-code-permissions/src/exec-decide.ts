@@ -5,7 +5,8 @@
  *
  * The program is looked at under each name it has: argv[0], the path given to
  * execve and the real path the kernel would run (a symlink `./x -> /bin/rm` is
- * `rm`), and the strictest verdict wins. A wrapper's argv (`sh -c 'rm x'`,
+ * `rm`), and for a script its `#!` interpreter with the script as its
+ * argument, as the kernel runs it; the strictest verdict wins. A wrapper's argv (`sh -c 'rm x'`,
  * `env rm x`, `xargs rm`) is read as in command text, so its wrapped command
  * is refused before the wrapper runs. What the text matcher could not know
  * (an expansion, a script from a pipe) is no reason to ask here: whatever it
@@ -22,6 +23,8 @@ import { programName, wrapperPrograms } from './wrappers.js'
 export interface ExecFacts {
   path: string
   realPath: string
+  /** a script's `#!` line (without `#!`): what the kernel really runs is that interpreter on the script */
+  interpreter?: string
   argv: readonly string[]
   truncated: boolean
 }
@@ -55,6 +58,14 @@ export function execNames(exec: ExecFacts): string[][] {
     if (!name || seen.has(programName(name))) continue
     seen.add(programName(name))
     out.push([name, ...argv.slice(1)])
+  }
+  // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of python3
+  const line = exec.interpreter?.trim()
+  if (line) {
+    const space = line.search(/[ \t]/)
+    const interpreter = space < 0 ? line : line.slice(0, space)
+    const arg = space < 0 ? '' : line.slice(space).trim()
+    out.push([interpreter, ...(arg ? [arg] : []), exec.path || argv[0], ...argv.slice(1)])
   }
   return out
 }

@@ -40,8 +40,9 @@ export function parseExecRequest(frame: Buffer): { id: bigint; request: ExecRequ
   const argc = frame.readUInt32LE(16)
   const strings = frame.subarray(20).toString('utf8').split('\0')
   // the last split piece is what follows the final NUL: empty
-  if (strings.length !== argc + 3) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 3}`)
-  return { id, request: { path: strings[0], realPath: strings[1], argv: strings.slice(2, 2 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, pid } }
+  if (strings.length !== argc + 4) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 4}`)
+  const interpreter = strings[2]
+  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreter ? { interpreter } : {}), argv: strings.slice(3, 3 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, pid } }
 }
 
 function answer(socket: Socket, id: bigint, errno: number): void {
