@@ -276,7 +276,8 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	/* Why after reading: the pid may have died and been reused while we read another process's memory */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id))
 		return;
-	if (!flags && same_as_own_command(args, argc)) {
+	/* Why the path too: argv is the caller's to choose; execve("/usr/bin/python3", <our argv>) is not our command */
+	if (!flags && same_as_own_command(args, argc) && !strcmp(buf + header, own_command[0])) {
 		respond(listener, req->id, 0);
 		return;
 	}

@@ -72,6 +72,15 @@ for (const backend of BACKENDS) {
       expect(seen.some((s) => s.argv[0] === '/bin/sh' && s.argv[1] === '-c')).toBe(false)
     }, 60_000)
 
+    it('the launcher\'s own argv under another program is asked like any exec (its pass is for its own path only)', async () => {
+      const ws = temps.make('dsh-exec-')
+      const { sandbox, seen } = await service([backend], ws, isRm)
+      // the command's own argv, read from its shell's cmdline, handed to rm
+      const r = await run(sandbox, ws, 'python3 -c \'import os, sys; a = open("/proc/%d/cmdline" % os.getppid(), "rb").read().split(b"\\0")[:-1]\ntry: os.execv("/bin/rm", a)\nexcept PermissionError: print("refused")\'')
+      expect(r.stdout, r.stderr).toContain('refused')
+      expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/rm', argv: ['/bin/sh', '-c', expect.stringContaining('python3')] }))
+    }, 60_000)
+
     it('a check that throws refuses the exec (fail closed)', async () => {
       const ws = temps.make('dsh-exec-')
       fs.writeFileSync(path.join(ws, 'f'), 'keep')
