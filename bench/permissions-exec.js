@@ -6,15 +6,16 @@
 // Three kernels on the local chain's backend, the same workspace-tools bash and claude-code-permissions:
 // `deny: Bash(true --never:*)` (every exec of true is asked of dsh and allowed), `deny: Bash(rm:*)`
 // (true is not named: passed by the launcher), and a rule that cannot refuse an exec (nothing is
-// stopped). Each figure is the difference of the medians of a call running a loop of EXECS execs of
-// /bin/true, less a call running `true` alone (the per-call cost, in the note), per exec.
+// stopped). Each figure is the median, over rounds run back to back, of a call running a loop of EXECS execs
+// of /bin/true less a call running `true` alone (the per-call cost, in the note), checked minus
+// unchecked, per exec.
 import { realpathSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createKernel } from 'dsh'
 import { median, now, tempDir } from './lib.js'
 
-const EXECS = 200
+const EXECS = 500
 const SAMPLES = 15
 const WARMUP = 3
 const LOOP = `i=0; while [ $i -lt ${EXECS} ]; do /bin/true; i=$((i+1)); done`
@@ -64,11 +65,13 @@ export async function run() {
       }
     }
     const perExec = (name) => (median(loops[name]) - median(calls[name])) / EXECS
+    // Why paired: each round's three loops ran back to back, so a stretch of load cancels in their difference
+    const added = (name) => median(loops[name].map((loop, i) => (loop - calls[name][i]) - (loops.unchecked[i] - calls.unchecked[i]))) / EXECS
     const baseline = { name: 'the same exec unchecked', value: perExec('unchecked') * 1000, unit: 'µs' }
     const note = `${facts?.backend}; ${EXECS} execs a call, medians of ${SAMPLES}; a call running true alone: checked ${median(calls.checked).toFixed(2)} ms, unchecked ${median(calls.unchecked).toFixed(2)} ms; load ${loadavg()[0].toFixed(1)}`
     return [
-      { name: 'permissions.exec_check_us', value: (perExec('checked') - perExec('unchecked')) * 1000, unit: 'µs', target: '<= 50', baseline, note },
-      { name: 'permissions.exec_check_us.passed', value: (perExec('passed') - perExec('unchecked')) * 1000, unit: 'µs', baseline, note: 'an exec no rule names: stopped, read and let go on by the launcher' },
+      { name: 'permissions.exec_check_us', value: added('checked') * 1000, unit: 'µs', target: '<= 50', baseline, note },
+      { name: 'permissions.exec_check_us.passed', value: added('passed') * 1000, unit: 'µs', baseline, note: 'an exec no rule names: stopped, read and let go on by the launcher' },
     ]
   } finally {
     await checked.kernel.dispose()
