@@ -13,7 +13,8 @@ import { realpathSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createKernel } from 'dsh'
-import { median, now, tempDir } from './lib.js'
+import { compileRuleSet, decideExec, INLINE, loadShellParser } from '@dsh/claude-code-permissions'
+import { median, now, perIteration, tempDir } from './lib.js'
 
 const EXECS = 500
 const SAMPLES = 15
@@ -68,7 +69,12 @@ export async function run() {
     // Why paired: each round's three loops ran back to back, so a stretch of load cancels in their difference
     const added = (name) => median(loops[name].map((loop, i) => (loop - calls[name][i]) - (loops.unchecked[i] - calls.unchecked[i]))) / EXECS
     const baseline = { name: 'the same exec unchecked', value: perExec('unchecked') * 1000, unit: 'µs' }
-    const note = `${facts?.backend}; ${EXECS} execs a call, medians of ${SAMPLES}; a call running true alone: checked ${median(calls.checked).toFixed(2)} ms, unchecked ${median(calls.unchecked).toFixed(2)} ms; load ${loadavg()[0].toFixed(1)}`
+    // the matcher's share: deciding one exec in process (no kernel, no socket)
+    await loadShellParser()
+    const set = compileRuleSet([{ source: INLINE, root: workspace, permissions: { deny: ['Bash(true --never:*)'] } }], { workspace, home: workspace, extraTools: new Set() })
+    const env = { set, mode: 'default', workspace, directories: [workspace] }
+    const decideUs = (await perIteration(() => decideExec({ path: '/bin/true', realPath: '/usr/bin/true', argv: ['/bin/true'], truncated: false }, set, env), { batch: 2000, samples: 9 })) * 1000
+    const note = `${facts?.backend}; ${EXECS} execs a call, medians of ${SAMPLES}; the matcher alone ${decideUs.toFixed(1)} µs an exec; a call running true alone: checked ${median(calls.checked).toFixed(2)} ms, unchecked ${median(calls.unchecked).toFixed(2)} ms; load ${loadavg()[0].toFixed(1)}`
     return [
       { name: 'permissions.exec_check_us', value: added('checked') * 1000, unit: 'µs', target: '<= 50', baseline, note },
       { name: 'permissions.exec_check_us.passed', value: added('passed') * 1000, unit: 'µs', baseline, note: 'an exec no rule names: stopped, read and let go on by the launcher' },

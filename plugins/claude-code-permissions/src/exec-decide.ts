@@ -14,7 +14,7 @@
  * consulted: an exec no rule refuses runs, as the call's command did.
  * See docs/decisions/2026-12-02-exec-rules.md.
  */
-import { askedDirectly, decideWords, mightMeet } from './bash-decide.js'
+import { decideWords, mightMeet } from './bash-decide.js'
 import { byRule, type DecideEnv, type Outcome } from './decide.js'
 import type { CompiledRule, RuleSet } from './ruleset.js'
 import { programName, wrapperPrograms } from './wrappers.js'
@@ -74,11 +74,12 @@ export function execNames(exec: ExecFacts): string[][] {
 export function decideExec(exec: ExecFacts, set: RuleSet, env: DecideEnv): Outcome | undefined {
   let worst: { kind: 'ask' | 'deny'; rule: CompiledRule } | undefined
   for (const words of execNames(exec)) {
-    const part = decideWords(words, set)
+    const { part, asked } = decideWords(words, set)
     // an unknown part is no reason to ask here: whatever it runs comes back as an exec
-    if (part.verdict === 'deny') worst = { kind: 'deny', rule: part.rule! }
-    if (worst?.kind === 'deny') break
-    const asked = askedDirectly(words, set)
+    if (part.verdict === 'deny') {
+      worst = { kind: 'deny', rule: part.rule! }
+      break
+    }
     if (asked && !worst) worst = { kind: 'ask', rule: asked }
   }
   if (exec.truncated && worst?.kind !== 'deny') {
