@@ -81,6 +81,13 @@ for (const backend of BACKENDS) {
       expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/rm', argv: ['/bin/sh', '-c', expect.stringContaining('python3')] }))
     }, 60_000)
 
+    it('the probe says the backend can stop execs here (dsh inspect shows it)', async () => {
+      const ws = temps.make('dsh-exec-')
+      const { sandbox } = await service([backend], ws, () => false)
+      const details = (await sandbox.probe()).candidates.find((c) => c.name === backend)?.probe?.details as Record<string, unknown>
+      expect(backend === 'landlock' ? details.exec_notify : details.execNotify).toBe(true)
+    })
+
     it('a check that throws refuses the exec (fail closed)', async () => {
       const ws = temps.make('dsh-exec-')
       fs.writeFileSync(path.join(ws, 'f'), 'keep')

@@ -246,7 +246,8 @@ export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
         mounts = 'bwrap'
       }
       if (write.available) [bwrap, launcher, by, stopsExec] = [found.path, inner.path, mounts, await launcherStopsExec(inner.path)]
-      return { available: write.available, reason: write.reason, path: found.path, details: { ...details, mounts } }
+      // execNotify: whether Bash rules can hold at every exec here (exec-rules otherwise)
+      return { available: write.available, reason: write.reason, path: found.path, details: { ...details, mounts, execNotify: stopsExec } }
     },
     confine(argv, policy): ProviderConfined {
       if (!bwrap || !launcher) throw new Error('bwrap provider used before a successful probe')

@@ -74,7 +74,7 @@ export function landlockNsProvider(options: LandlockNsOptions = {}): SandboxProv
       if ('reason' in found) return { available: false, reason: found.reason }
       const write = await probeReadOnlyWrite('landlock-ns', (argv, policy) => landlockNsArgs(found.path, argv, policy))
       if (write.available) [launcher, stopsExec] = [found.path, await launcherStopsExec(found.path)]
-      return { available: write.available, reason: write.reason, path: found.path }
+      return { available: write.available, reason: write.reason, path: found.path, ...(write.available ? { details: { execNotify: stopsExec } } : {}) }
     },
     confine(argv, policy): ProviderConfined {
       if (!launcher) throw new Error('landlock-ns provider used before a successful probe')
