@@ -84,6 +84,12 @@ static void usage(FILE *out)
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
 	      "                as the first process of a PID namespace whose init ends\n"
 	      "                it with the command (PID 2, parent PID 1), as in bwrap\n"
+	      "  --exec-notify PATH  stop every execve/execveat of the command and its\n"
+	      "                descendants (seccomp user notification) and let the host\n"
+	      "                listening on unix socket PATH allow or refuse it\n"
+	      "  --exec-program NAME  (with --exec-notify) ask the host only about execs\n"
+	      "                whose argv[0], path or real path is NAME or has base name\n"
+	      "                NAME; the others go on unasked (default: ask about every exec)\n"
 	      "  --probe       print what this kernel enforces as one JSON line\n"
 	      "\n"
 	      "Always: no capabilities, no_new_privs, and a seccomp filter refusing\n"
@@ -117,7 +123,8 @@ void parse_args(int argc, char **argv, struct options *o)
 	o->env = calloc((size_t)argc, sizeof(*o->env));
 	o->mounts = calloc((size_t)argc, sizeof(*o->mounts));
 	o->inodes = calloc((size_t)argc, sizeof(*o->inodes));
-	if (!o->ro || !o->rw || !o->env || !o->mounts || !o->inodes)
+	o->exec_programs = calloc((size_t)argc, sizeof(*o->exec_programs));
+	if (!o->ro || !o->rw || !o->env || !o->mounts || !o->inodes || !o->exec_programs)
 		fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -159,6 +166,14 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->mounts[o->n_mounts++] = (struct mount_spec){
 				value, !strcmp(a, "--hide") ? MOUNT_HIDE : !strcmp(a, "--mount-ro") ? MOUNT_RO : MOUNT_RW
 			};
+		} else if (!strcmp(a, "--exec-notify")) {
+			if (!argv[i + 1] || argv[i + 1][0] != '/')
+				fail("--exec-notify wants the absolute path of a unix socket, got '%s'", argv[i + 1] ? argv[i + 1] : "");
+			o->exec_notify = argv[++i];
+		} else if (!strcmp(a, "--exec-program")) {
+			if (!argv[i + 1] || !argv[i + 1][0])
+				fail("--exec-program wants a program name");
+			o->exec_programs[o->n_exec_programs++] = argv[++i];
 		} else if (!strcmp(a, "--inode")) {
 			const char *path = argv[++i];
 
@@ -218,6 +233,11 @@ void parse_args(int argc, char **argv, struct options *o)
 		fail("--namespaces excludes --no-supervisor and --private-mounts");
 	if ((o->mount_dev || o->mount_proc || o->mount_tmp || o->mounts_in_place) && !o->private_mounts)
 		fail("--mount-dev, --mount-proc, --mount-tmp and --mounts-in-place need --private-mounts (--namespaces makes its own)");
+	/* Why: the supervisor is what answers each exec */
+	if (o->n_exec_programs && !o->exec_notify)
+		fail("--exec-program needs --exec-notify");
+	if (o->exec_notify && o->no_supervisor)
+		fail("--exec-notify needs the supervisor (it excludes --no-supervisor)");
 	if (o->mounts_in_place && !o->no_supervisor)
 		fail("--mounts-in-place needs --no-supervisor (a mount namespace made for this command alone, as bwrap's)");
 	/* Why no writable bind here: nothing needs one, and a writable bind of

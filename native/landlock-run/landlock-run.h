@@ -97,6 +97,11 @@ struct options {
 	/* --net-proxy PORT (0: not set) and --net-forward PATH (net.c) */
 	long net_proxy;
 	const char *net_forward;
+	/* --exec-notify PATH: the host's socket deciding each exec (exec-notify.c) */
+	const char *exec_notify;
+	/* --exec-program NAME: the only programs the host is asked about (none given: every exec) */
+	const char **exec_programs;
+	int n_exec_programs;
 	char **command;
 };
 
@@ -178,6 +183,12 @@ void start_forwarder(const struct options *o);
 
 /* seccomp.c: the BPF filter, installed in the child (net: NET_OPEN, NET_OFF or NET_PROXY) */
 void install_filter(int net);
+
+/* exec-notify.c: --exec-notify, every exec decided by the host (seccomp user notification) */
+void exec_notify_start(const struct options *o);
+void exec_notify_cloned(void);
+void exec_notify_install(void);
+int exec_notify_works(void);
 
 /* supervise.c: the child, signal forwarding, killing and reaping */
 extern pid_t command_pid;

@@ -39,6 +39,7 @@
  *   exec.c       execvp() as glibc has it (PATH search, /bin/sh retry)
  *   net.c        --net-proxy/--net-forward: the host's proxy as the only way out
  *   seccomp.c    the seccomp rule tables and their BPF program
+ *   exec-notify.c  --exec-notify: each exec stopped and decided by the host
  *   supervise.c  the cloned child, signal forwarding, killing and reaping
  */
 #define _GNU_SOURCE
@@ -131,10 +132,15 @@ int main(int argc, char **argv)
 	if (sigprocmask(SIG_BLOCK, &set, &caller_mask))
 		fail("sigprocmask: %s", strerror(errno));
 
+	/* --exec-notify: connected to the host, the thread waiting for the command's listener */
+	if (o.exec_notify)
+		exec_notify_start(&o);
 	args = (struct child_args){ &o, ruleset, abi, getuid(), getgid(), -1, self, &caller_mask };
 	command_pid = start_command(&args);
 	if (command_pid < 0)
 		fail("clone: %s", strerror(errno));
+	if (o.exec_notify)
+		exec_notify_cloned();
 	if (o.namespaces) {
 		drop_capabilities();
 		verify_no_capabilities(had_caps);

@@ -64,6 +64,7 @@ int probe(void)
 	printf(",\"seccomp\":%s",
 	       syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
 		       &(__u32){ SECCOMP_RET_ERRNO }) == 0 ? "true" : "false");
+	printf(",\"exec_notify\":%s", exec_notify_works() ? "true" : "false");
 	print_limits(abi);
 	/* Last: it leaves this process in a private mount namespace of its own. */
 	printf(",\"private_mounts\":%s", private_mounts_work() ? "true" : "false");

@@ -92,6 +92,8 @@ static void exec_command(const struct child_args *c)
 	apply_limits(o);
 	join_fresh_session_keyring();
 	install_filter(net_mode(o));
+	if (o->exec_notify)
+		exec_notify_install();
 	if (sigprocmask(SIG_SETMASK, c->caller_mask, NULL))
 		fail("sigprocmask: %s", strerror(errno));
 	/* Why replace environ: the command gets exactly the --env entries,

@@ -3,8 +3,8 @@
  * under a workspace-write sandbox (so a command let through really deletes):
  * the default set's preset on-request and Bash deny rules. A disguised `rm`
  * asks naming the rule; with nobody to answer it is denied with the remedy,
- * and the file is still there. An approval runs it (the floor asks, it does
- * not forbid).
+ * and the file is still there. An approval runs the command (the floor asks,
+ * it does not forbid), and its exec of rm is then refused on its own.
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -50,11 +50,13 @@ describe.skipIf(noBackend)('a disguised rm under on-request, through the pipelin
     })
   }
 
-  it('approved, the disguised command runs once (the floor asks; it does not forbid)', async () => {
+  it('approved, the disguised command runs, and its exec of rm is still refused by the deny rule (exec-rules.spec.ts)', async () => {
     const k = await kernel('approved')
     const result = await k.call('bash', { command: '$(echo rm) x' })
     expect(result.isError, JSON.stringify(result.error)).toBe(false)
-    expect(existsSync(join(k.dir, 'x'))).toBe(false)
+    const unenforced = (k.session.events().find((e) => e.type === 'tool/result')?.data as { sandbox?: { unenforced?: string[] } }).sandbox?.unenforced ?? []
+    // where the kernel cannot stop an exec (`exec-rules` unenforced) the approved text is all there is
+    expect(existsSync(join(k.dir, 'x'))).toBe(!unenforced.includes('exec-rules'))
   })
 
   it('twin: a command no rule could match still runs confined without asking', async () => {

@@ -36,6 +36,20 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 const rulesOnly = () => writeFileSync(join(dir, 'dsh.yml'), 'plugins:\n  workspace-tools: {}\n  claude-code-permissions: {}\n')
 
 describe('dsh permissions check', () => {
+  it('--exec: what the rules decide for one exec inside a confined call (a shell\'s script read, the program by its real path)', async () => {
+    rulesOnly()
+    const denied = await dsh(['permissions', 'check', '--exec', '--json', '--', 'sh', '-c', 'rm -rf x'])
+    expect(denied.code, denied.stderr).toBe(0)
+    expect(JSON.parse(denied.stdout)).toMatchObject({ by: 'exec', decision: 'deny', rule: 'Bash(rm:*)', argv: ['sh', '-c', 'rm -rf x'], program: expect.stringMatching(/^\/.*(sh|dash|bash)$/) })
+    const plain = await dsh(['permissions', 'check', '--exec', '--', 'ls', '-l'])
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toMatch(/^exec: +\["ls","-l"\]/m)
+    expect(plain.stdout).toMatch(/^decision: allow$/m)
+    const none = await dsh(['permissions', 'check', '--exec'])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/missing the program/)
+  }, 120_000)
+
   it('prints the decision, the rule and its file, and runs nothing', async () => {
     rulesOnly()
     const denied = await dsh(['permissions', 'check', 'bash', '{"command":"npm run test && rm -rf /"}'])

@@ -20,7 +20,7 @@ export interface ConfineShape {
 }
 
 /** The provider's answer for `argv` under `policy`, or SANDBOX_UNAVAILABLE when it fails or is malformed. */
-export function confineShape(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy): ConfineShape {
+export function confineShape(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, execs?: { rules: boolean; checked: boolean }): ConfineShape {
   let made
   try {
     made = provider.confine(argv, policy)
@@ -41,5 +41,8 @@ export function confineShape(provider: SandboxProvider, argv: readonly string[],
   // Why: what a restriction says no backend enforces (a rule's pattern over files made during the call) is said per call
   const gaps = (policy.restrictionGaps ?? []).filter((id) => !unenforced.includes(id))
   if (gaps.length) unenforced = [...unenforced, ...gaps]
-  return { made, enforcement: unhidden.length || gaps.length ? 'partial' : made.enforcement, unenforced, hidden, restores: made.snapshot ?? [] }
+  // Why: exec rules that no kernel notification checks are the command text's matching alone, and that is said
+  const execGap = !!execs?.rules && !execs.checked
+  if (execGap) unenforced = [...unenforced, 'exec-rules']
+  return { made, enforcement: unhidden.length || gaps.length || execGap ? 'partial' : made.enforcement, unenforced, hidden, restores: made.snapshot ?? [] }
 }

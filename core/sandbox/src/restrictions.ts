@@ -13,7 +13,7 @@ import { isAbsolute } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
 import { isInside } from './policy.js'
 import { realOrPlanned } from './protected-targets.js'
-import type { ResolvedPolicy, SandboxRestriction, SandboxRestrictor } from './types.js'
+import type { ExecRules, ResolvedPolicy, SandboxRestriction, SandboxRestrictor } from './types.js'
 
 const ID = /^[a-z][a-z0-9-]{0,63}$/
 
@@ -38,6 +38,7 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
   const readOnly: string[] = []
   const gaps: string[] = []
   const tests: Array<(path: string) => string | undefined> = []
+  const execs: ExecRules[] = []
   for (const restrictor of restrictors) {
     let got: SandboxRestriction | undefined
     try {
@@ -56,6 +57,11 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
     if (got.readDenied !== undefined) {
       if (typeof got.readDenied !== 'function') throw broken('answered a readDenied that is not a function')
       tests.push(got.readDenied.bind(got))
+    }
+    if (got.exec !== undefined) {
+      if (!got.exec || typeof got.exec.check !== 'function') throw broken('answered an exec without a check()')
+      if (got.exec.programs !== undefined && !(Array.isArray(got.exec.programs) && got.exec.programs.every((name) => typeof name === 'string' && name !== '' && !name.includes('\0')))) throw broken('answered exec programs that are not a list of names')
+      execs.push(got.exec)
     }
   }
   const free = [policy.workspace, ...policy.writableRoots]
@@ -85,5 +91,23 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
     readOnlyPaths: Object.freeze([...new Set([...(policy.readOnlyPaths ?? []), ...inRoots])]),
     restrictionGaps: Object.freeze([...new Set([...(policy.restrictionGaps ?? []), ...gaps])]),
     ...(readDenied ? { readDenied } : {}),
+    ...(execs.length ? { execRules: allOf(execs) } : {}),
   })
+}
+
+/** Every restriction's exec test in turn: the first refusal stands. */
+function allOf(execs: readonly ExecRules[]): ExecRules {
+  if (execs.length === 1) return execs[0]
+  const lists = execs.map((rules) => rules.programs)
+  return {
+    // Why absent when one is: that check may refuse any exec
+    ...(lists.every((list) => list !== undefined) ? { programs: [...new Set(lists.flat() as string[])] } : {}),
+    async check(request, call) {
+      for (const rules of execs) {
+        const verdict = await rules.check(request, call)
+        if (!verdict.allow) return verdict
+      }
+      return { allow: true }
+    },
+  }
 }

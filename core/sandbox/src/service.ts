@@ -23,6 +23,7 @@ import type { Decision } from './network/decide.js'
 import { isProxied, resolveNetwork, type ResolvedNetwork } from './network/policy.js'
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
 import { confineShape } from './confine-shape.js'
+import { openExecNotify, type ExecNotifyLease } from './exec/notify-server.js'
 import { checkSnapshotBound } from './restore.js'
 import { applyRestrictions } from './restrictions.js'
 import { checkConfig, SandboxConfig, type Defaults } from './config.js'
@@ -131,12 +132,23 @@ export class SandboxService extends Service {
     }
     const chosen = await this.choose()
     if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
-    if (!isProxied(resolved.network)) return this.build(chosen.provider, command, resolved, undefined, call)
-    const lease = await this.openProxy(chosen.provider, resolved, call)
+    const execs = await openExecs(chosen.provider, resolved, call)
+    const policyFor = (extra: Partial<ResolvedPolicy>): ResolvedPolicy => (execs ? { ...resolved, ...extra, execNotify: execs.path } : { ...resolved, ...extra })
+    if (!isProxied(resolved.network)) {
+      try {
+        return this.build(chosen.provider, command, policyFor({}), undefined, call, execs)
+      } catch (error) {
+        execs?.close()
+        throw error
+      }
+    }
+    let lease: ProxyLease | undefined
     try {
-      return this.build(chosen.provider, command, { ...resolved, proxy: lease.endpoint }, lease, call)
+      lease = await this.openProxy(chosen.provider, resolved, call)
+      return this.build(chosen.provider, command, policyFor({ proxy: lease.endpoint }), lease, call, execs)
     } catch (error) {
-      lease.close()
+      lease?.close()
+      execs?.close()
       throw error
     }
   }
@@ -160,7 +172,7 @@ export class SandboxService extends Service {
     // Why first, as build() does: a protected symlink into a writable root is INVALID_POLICY
     const protectedPaths = policyProtected(resolved).paths
     reclaimProtected(protectedPaths, resolved.writableRoots, false)
-    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(chosen.provider, ['/bin/true'], resolved)
+    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(chosen.provider, ['/bin/true'], resolved, execChecked(chosen.provider, resolved, true))
     const restores = withRegistered(own, resolved)
     checkSnapshotBound(restores)
     return Object.freeze({ backend: made.backend ?? chosen.provider.name, enforcement, unenforced: Object.freeze([...unenforced]), hidden: Object.freeze([...hidden]), restores: Object.freeze([...restores]) })
@@ -318,13 +330,13 @@ export class SandboxService extends Service {
     return parts.length ? parts.join('; ') : `no backend exists for ${process.platform}`
   }
 
-  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease, call?: ConfineCall): Confined {
+  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease, call?: ConfineCall, execs?: ExecNotifyLease): Confined {
     // Why first: a protected symlink that leads to a writable root is a policy that cannot be enforced (INVALID_POLICY)
     let protectedPaths = policyProtected(policy).paths
     // Why before the backend sees them: what a dead dsh process's call left is put back, and the backend binds that
     const reclaimed = reclaimProtected(protectedPaths, policy.writableRoots)
     if (reclaimed.length) protectedPaths = policyProtected(policy).paths
-    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(provider, argv, policy)
+    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(provider, argv, policy, execChecked(provider, policy, !!execs))
     const restores = withRegistered(own, policy)
     // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
     const lease = leaseProtected(protectedPaths, policy.writableRoots, restores, policy.registeredPaths)
@@ -342,6 +354,7 @@ export class SandboxService extends Service {
       cleanup: () => {
         // Why first: once the command is gone nothing may use its listener
         proxy?.close()
+        execs?.close()
         return lease.release()
       },
     })
@@ -358,6 +371,32 @@ function withRegistered(restores: readonly string[], policy: ResolvedPolicy): re
   if (!policy.registeredPaths?.length) return restores
   const files = registeredFiles(policy.registeredPaths).filter((path) => !restores.includes(path) && !policy.writableRoots.includes(dirname(path)))
   return files.length ? [...restores, ...files] : restores
+}
+
+/**
+ * The call's exec listener, when its policy has exec rules, a call to record them for, and a
+ * backend whose kernel can stop each exec; undefined otherwise (then `exec-rules` is unenforced).
+ */
+async function openExecs(provider: SandboxProvider, policy: ResolvedPolicy, call: ConfineCall | undefined): Promise<ExecNotifyLease | undefined> {
+  if (!policy.execRules || !call || !canStopExec(provider)) return undefined
+  try {
+    return await openExecNotify(policy.execRules, call)
+  } catch (error) {
+    throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox could not listen for the command's execs: ${describeError(error)}`, { cause: error })
+  }
+}
+
+function canStopExec(provider: SandboxProvider): boolean {
+  try {
+    return typeof provider.execNotify === 'function' && provider.execNotify() === true
+  } catch {
+    return false
+  }
+}
+
+/** For confineShape: whether the policy's exec rules hold at each exec (`checked`), or are text matching alone. */
+function execChecked(provider: SandboxProvider, policy: ResolvedPolicy, checked: boolean): { rules: boolean; checked: boolean } {
+  return { rules: !!policy.execRules, checked: checked && canStopExec(provider) }
 }
 
 function noHostProxy(provider: SandboxProvider): KernelError {

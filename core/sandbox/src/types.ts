@@ -6,6 +6,7 @@ import type { JsonValue, SandboxMode } from '@dsh/kernel'
 import type { ResolvedLimits, SandboxLimits } from './limits.js'
 import type { NetworkPolicy, ResolvedNetwork } from './network/policy.js'
 import type { ProxyEndpoint, ProxyKind } from './network/proxy.js'
+import type { ConfineCall } from './network/events.js'
 
 export type { SandboxMode } from '@dsh/kernel'
 export { SANDBOX_MODES } from '@dsh/kernel'
@@ -57,6 +58,42 @@ export interface ResolvedPolicy {
   readonly restrictionGaps?: readonly string[]
   /** the restrictions' exact test of a real path, for the file tools: what denies reading it (a rule), or undefined */
   readonly readDenied?: (realPath: string) => string | undefined
+  /** the restrictions' test of each exec inside a confined call (absent: no exec is checked) */
+  readonly execRules?: ExecRules
+  /** the unix socket the launcher asks about each exec, set by the service for one call */
+  readonly execNotify?: string
+}
+
+/** One exec a confined command is about to make, stopped by the kernel before it happens. */
+export interface ExecRequest {
+  /** the path as the program gave it to execve */
+  readonly path: string
+  /** the program's real path ('' when it does not resolve: the exec will fail) */
+  readonly realPath: string
+  /** a script's `#!` line, without the `#!` (the kernel runs that interpreter with no exec of its own) */
+  readonly interpreter?: string
+  /** the argv as the program sees it (the first 4096 arguments or 256 KiB, then `truncated`) */
+  readonly argv: readonly string[]
+  readonly truncated: boolean
+  /** the process, as the launcher's supervisor sees it */
+  readonly pid: number
+}
+
+/** What a check answers for one exec: it goes on, or it fails with EACCES (`reason` and `rule` for the record and the result). */
+export type ExecVerdict = { allow: true } | { allow: false; reason: string; rule?: string }
+
+/**
+ * A restriction's test of each exec of a confined call (claude-code-permissions' Bash rules): it may
+ * ask (the exec waits) and must answer; one that throws refuses the exec.
+ */
+export interface ExecRules {
+  /**
+   * The program names (a word as exec'd, or its base name) whose execs `check` may refuse; an exec
+   * none of whose names (argv[0], the path, the real path) is listed goes on without being asked
+   * (the launcher answers it). Absent: every exec is asked.
+   */
+  readonly programs?: readonly string[]
+  check(request: ExecRequest, call: ConfineCall): ExecVerdict | Promise<ExecVerdict>
 }
 
 /**
@@ -74,6 +111,8 @@ export interface SandboxRestriction {
   unenforced?: readonly string[]
   /** the exact test the file tools apply to a real path (the patterns `readDeny` was expanded from): what denies it, or undefined */
   readDenied?(realPath: string): string | undefined
+  /** each exec of a confined call checked by it (only where its rules could refuse one: the filter costs a round trip per exec) */
+  exec?: ExecRules
 }
 
 /** A restriction for one policy (its mode, real workspace and writable roots); undefined adds nothing. It is called for every policy resolved. */
@@ -158,6 +197,11 @@ export interface SandboxProvider {
    * one cannot confine the network by domain, and such a policy fails.
    */
   networkProxy?: ProxyKind
+  /**
+   * Whether this backend passes `policy.execNotify` to a launcher whose kernel can stop each exec
+   * (seccomp user notification); without it a policy's `execRules` are `exec-rules` in `unenforced`.
+   */
+  execNotify?(): boolean
   /** build the argv; only called after a successful probe, with a checked policy */
   confine(argv: readonly string[], policy: ResolvedPolicy): ProviderConfined
 }

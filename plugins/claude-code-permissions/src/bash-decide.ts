@@ -137,6 +137,19 @@ export function decideBash(command: string, set: RuleSet, presetAllow?: PresetAl
   return decideScript(command, set, 0, presetAllow)
 }
 
+/**
+ * One program's argv (an exec's, not command text) through the same matching as a part of a
+ * command, and the first ask rule its own words meet (not a command it wraps: that one comes back
+ * as an exec of its own). One preparation of the words serves both.
+ */
+export function decideWords(words: readonly string[], set: RuleSet): { part: PartResult; asked?: CompiledRule } {
+  const command: Part = { assignments: [], words: [...words] }
+  const part = decidePart(command, set, 0)
+  if (part.verdict === 'deny') return { part }
+  const asked = match(set.bash.ask, prepare(command), true)
+  return asked ? { part, asked } : { part }
+}
+
 function decideScript(script: string, set: RuleSet, depth: number, presetAllow?: PresetAllow): PartResult {
   const analysis = cachedAnalysis(script)
   if (analysis.kind === 'unparseable') return { verdict: 'unknown', reason: analysis.reason }

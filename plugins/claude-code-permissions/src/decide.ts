@@ -150,7 +150,7 @@ function decideByRules(facts: CallFacts, env: DecideEnv): Outcome {
   return byMode(facts, env, pathTool ? paths ?? null : undefined)
 }
 
-function byRule(rule: CompiledRule, env: DecideEnv): Outcome {
+export function byRule(rule: CompiledRule, env: DecideEnv): Outcome {
   const where = `${rule.text} (${rule.source})`
   if (rule.list === 'deny') return { decision: 'deny', rule, reason: `denied by the permission rule ${where}` }
   if (rule.list === 'allow') return { decision: 'allow', rule, reason: `allowed by the permission rule ${where}` }

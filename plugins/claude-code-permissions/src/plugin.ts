@@ -15,9 +15,11 @@ import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { CLAUDE_TOOL_NAMES, claudeToolNamer, settingsFiles, watchFiles } from '@dsh/claude-code-settings'
 import type { JsonObject } from '@dsh/kernel'
-import type { DecisionSource, Execution, PreToolDecision } from '@dsh/tools'
+import type { ApprovalGate, DecisionSource, Execution, PreToolDecision } from '@dsh/tools'
 import type { Config } from './config.js'
 import { decide, type Outcome } from './decide.js'
+import { decideExec, execPrograms, execRulesApply, type ExecFacts } from './exec-decide.js'
+import { execChecker, type ExecCheck } from './exec-check.js'
 import { isMode, type PermissionMode } from './modes.js'
 import { onFailureRerun } from './on-failure.js'
 import { loadShellParser, shellParserLoaded } from './shell.js'
@@ -32,6 +34,11 @@ export interface PermissionDecided {
   mode: PermissionMode
   rule?: string
   source?: string
+  /** `exec`: one exec inside the confined call, stopped by the sandbox (absent: the call itself) */
+  by?: 'exec'
+  /** for `by: 'exec'`: the program's real path (or the path it was exec'd by) and its argv */
+  program?: string
+  argv?: string[]
 }
 
 /** A decision without a call: what `dsh permissions check` prints. */
@@ -61,6 +68,8 @@ declare module 'cordis' {
     'permissions/reloaded'(report: { files: string[]; problem?: string }): void
     /** decide a call without running it (the first listener's answer wins; it may be a promise) */
     'permissions/check'(name: string, args: JsonObject): PermissionCheck | Promise<PermissionCheck> | undefined
+    /** decide one exec inside a confined call (its argv; the program's real path when known) without running it */
+    'permissions/check-exec'(exec: { argv: string[]; realPath?: string }): PermissionCheck | Promise<PermissionCheck> | undefined
     /** the effective rules, the mode and the files read */
     'permissions/rules'(): PermissionView | undefined
   }
@@ -119,9 +128,19 @@ async function prepare(ctx: Context, config: Config) {
   return {
     refresh,
     ruleTool: toolName,
-    restriction(): SandboxRestriction | undefined {
+    restriction(exec: ExecCheck): SandboxRestriction | undefined {
       refresh()
-      return sandboxRestriction(store.rules, bases)
+      const restriction = sandboxRestriction(store.rules, bases)
+      // Why only then: a call no rule could refuse an exec of runs with no exec stopped at all
+      if (!execRulesApply(store.rules)) return restriction
+      const programs = execPrograms(store.rules)
+      return { ...(restriction ?? { readDeny: [], readOnly: [], unenforced: [] }), exec: programs ? { programs, check: exec.check } : { check: exec.check } }
+    },
+    decideExec(facts: ExecFacts) {
+      refresh()
+      const set = store.rules
+      const mode = modeOf()
+      return { outcome: decideExec(facts, set, { set, mode, preset: config.preset, workspace, directories: [workspace, ...set.additionalDirectories] }), mode }
     },
     decide(name: string, args: Readonly<JsonObject>) {
       refresh()
@@ -163,12 +182,21 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const ready = prepare(ctx, config)
   // a call waiting on a failed load is refused by the pipeline (a throwing listener denies)
   ready.catch(() => {})
+  // the calls under way, by id: an exec that asks is asked for its call (exec-check.ts)
+  const calls = new Map<string, Execution>()
+  ctx.on('tools/result', (exec) => void calls.delete(exec.callId))
+  const execCheck = execChecker({
+    engine: () => loaded,
+    call: (callId) => calls.get(callId),
+    approval: () => ctx.get('approval') as ApprovalGate | undefined,
+  })
 
   ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
     const engine = await ready
     // only a Bash decision reads the command with the grammar; without it, analyzeShell throws and the call is refused
     if (engine.ruleTool(exec.name) === 'Bash' && !shellParserLoaded()) await loadShellParser()
     const { outcome, mode } = engine.decide(exec.name, exec.arguments)
+    if (outcome.decision !== 'deny') calls.set(exec.callId, exec)
     // in the file before the call goes on (a failed write throws: the call is refused), held off the heap as its line
     exec.session.write('permission/decided', record(exec, outcome, mode))
     // a rule's deny stands: the listeners after this one never get to weaken it
@@ -202,7 +230,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     if (typeof sandbox.restrict !== 'function') return void ctx.logger('claude-code-permissions').warn('the sandbox service has no restrict(): Read and Edit deny rules do not bind confined commands')
     sandbox.restrict(() => {
       if (!loaded) throw new Error('the permission rules of claude-code-permissions are not loaded yet')
-      return loaded.restriction()
+      return loaded.restriction(execCheck)
     })
   })
 
@@ -216,6 +244,17 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       return { ...data, reason: outcome.reason, ruleTool: tool }
     }
     return shellParserLoaded() || engine.ruleTool(name) !== 'Bash' ? answer() : loadShellParser().then(answer)
+  })
+  ctx.on('permissions/check-exec', ({ argv, realPath }) => {
+    const engine = loaded
+    if (!engine) return undefined
+    const answer = (): PermissionCheck => {
+      const { outcome, mode } = engine.decideExec({ path: argv[0] ?? '', realPath: realPath ?? '', argv, truncated: false })
+      const base = { name: 'bash', mode, by: 'exec' as const, program: realPath || argv[0], argv: [...argv], ruleTool: 'Bash' }
+      if (!outcome || outcome.decision === 'allow') return { ...base, decision: 'allow', reason: outcome?.reason ?? 'no deny or ask rule meets this exec: it runs (the sandbox still confines it)' }
+      return { ...base, decision: outcome.decision, reason: outcome.reason, ...(outcome.rule ? { rule: outcome.rule.text, source: outcome.rule.source } : {}) }
+    }
+    return shellParserLoaded() ? answer() : loadShellParser().then(answer)
   })
   ctx.on('permissions/rules', () => loaded?.view())
 

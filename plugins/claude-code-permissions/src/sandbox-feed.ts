@@ -19,6 +19,7 @@ import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { EDIT_TOOLS } from './tool-kinds.js'
 import type { CompiledRule, RuleSet } from './ruleset.js'
+import type { ExecCheck } from './exec-check.js'
 
 /** What `ctx.sandbox.restrict` takes (the sandbox service's SandboxRestriction; the sandbox is optional here). */
 export interface SandboxRestriction {
@@ -26,6 +27,8 @@ export interface SandboxRestriction {
   readOnly: string[]
   unenforced: string[]
   readDenied?(realPath: string): string | undefined
+  /** each exec of a confined call checked by the rules (exec-check.ts) */
+  exec?: ExecCheck
 }
 
 /** How many directory entries one call's expansion looks at, over all its rules. */

@@ -67,6 +67,11 @@ const WRAPPERS: Record<string, Wrapper> = {
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'busybox'])
 
+/** Every program name unwrap() reads another command out of (the exec check must see their argv). */
+export function wrapperPrograms(): string[] {
+  return [...Object.keys(WRAPPERS), ...SHELLS, 'eval', 'su', 'watch']
+}
+
 /** The word a program is known by: `/usr/bin/env` is `env`, `\rm` was already unquoted to `rm`. */
 export function programName(word: string): string {
   return word.includes('/') ? basename(word) : word

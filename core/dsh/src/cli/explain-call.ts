@@ -3,7 +3,9 @@
  * each step it passed, the one that decided how it ended (with the plugin and
  * its rule, hook or guard, from `tool/result`'s `error.source`), the steps it
  * never reached, and the log's own evidence per step (permission decisions,
- * hook runs, the approval asked and decided).
+ * hook runs, the approval asked and decided). The execs the rules refused or
+ * asked about while the command ran (`permission/decided` with `by: 'exec'`,
+ * and the approvals asked for them) are the body's evidence.
  */
 import type { SessionEvent } from '@dsh/kernel'
 import { describeSource, type ErrorSource } from '@dsh/tools'
@@ -44,26 +46,40 @@ function decidingStep(source: ErrorSource | undefined, code: string | undefined,
     case 'hook': return code === 'BLOCKED' ? 'post-execute' : 'pre-execute'
     case 'guard': return 'guards'
     case 'approval': return 'approval'
-    case 'mode': return events.some((e) => (e.type as string) === 'permission/decided' && (e.data as Data).decision === 'deny') ? 'pre-execute' : 'mode check'
+    case 'mode': return events.some((e) => (e.type as string) === 'permission/decided' && (e.data as Data).decision === 'deny' && (e.data as Data).by !== 'exec') ? 'pre-execute' : 'mode check'
     case 'body':
     case 'sandbox': return code === 'BLOCKED' ? 'post-execute' : 'body'
     case 'post-execute': return 'post-execute'
   }
 }
 
+/** The approvals asked about one exec of the command (their ids), not about the call. */
+function execApprovals(events: readonly SessionEvent[]): Set<string> {
+  return new Set(events.filter((e) => e.type === 'approval/asked' && (e.data as Data).arguments?.exec !== undefined).map((e) => String((e.data as Data).id)))
+}
+
+function approvalLine(type: string, data: Data): string {
+  if (type === 'approval/asked') return `asked${data.reason ? `: ${data.reason}` : ''}${data.sandboxMode ? ` (to run under ${data.sandboxMode})` : ''}`
+  const outcome = data.outcome ?? {}
+  return `decided ${outcome.kind}${outcome.grant ? ` (${outcome.grant})` : ''}${outcome.reason ? `: ${outcome.reason}` : ''}${data.by ? ` by ${data.by}` : ''}`
+}
+
 function evidenceOf(step: Step, events: readonly SessionEvent[]): string[] {
   const lines: string[] = []
+  const forExecs = execApprovals(events)
   // the plugins' event types (permission/decided, hook/result) are not all declared where this is built
   for (const { type, data } of events as unknown as Array<{ type: string; data: Data }>) {
-    if (step === 'pre-execute' && type === 'permission/decided') {
+    const approval = type === 'approval/asked' || type === 'approval/decided'
+    if (type === 'permission/decided' && data.by === 'exec') {
+      if (step === 'body') lines.push(`exec ${data.decision === 'deny' ? 'refused' : 'asked about'}: ${Array.isArray(data.argv) ? data.argv.join(' ') : ''} (${data.program})${data.rule ? ` by rule ${data.rule}${data.source ? ` (${data.source})` : ''}` : ''}`)
+    } else if (approval && forExecs.has(String(data.id))) {
+      if (step === 'body') lines.push(`exec ${approvalLine(type, data)}`)
+    } else if (step === 'pre-execute' && type === 'permission/decided') {
       lines.push(`permission ${data.decision}${data.rule ? ` by rule ${data.rule}${data.source ? ` (${data.source})` : ''}` : ` by mode ${data.mode} (no rule matched)`}`)
     } else if ((step === 'pre-execute' || step === 'post-execute') && type === 'hook/result' && (data.event === 'PreToolUse') === (step === 'pre-execute')) {
       lines.push(`${data.event} hook ${JSON.stringify(data.command)}: ${data.decision}${data.failure ? ` (${data.failure})` : ''}${data.reason ? `: ${data.reason}` : ''}`)
-    } else if (step === 'approval' && type === 'approval/asked') {
-      lines.push(`asked${data.reason ? `: ${data.reason}` : ''}${data.sandboxMode ? ` (to run under ${data.sandboxMode})` : ''}`)
-    } else if (step === 'approval' && type === 'approval/decided') {
-      const outcome = data.outcome ?? {}
-      lines.push(`decided ${outcome.kind}${outcome.grant ? ` (${outcome.grant})` : ''}${outcome.reason ? `: ${outcome.reason}` : ''}${data.by ? ` by ${data.by}` : ''}`)
+    } else if (step === 'approval' && approval) {
+      lines.push(approvalLine(type, data))
     }
   }
   return lines
@@ -77,7 +93,8 @@ export function explainCall(events: readonly SessionEvent[], callId: string): Ca
   const result = mine.find((e) => e.type === 'tool/result')?.data as Data | undefined
   const data = call.data as Data
   const error = result?.error as { code?: string; message?: string; source?: ErrorSource } | undefined
-  const asked = mine.some((e) => e.type === 'approval/asked')
+  const forExecs = execApprovals(mine)
+  const asked = mine.some((e) => e.type === 'approval/asked' && !forExecs.has(String((e.data as Data).id)))
   const decided = result?.isError ? decidingStep(error?.source, error?.code, mine) : undefined
   let reached = true
   const steps = STEPS.map((step): StepReport => {

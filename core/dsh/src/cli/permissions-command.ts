@@ -5,6 +5,8 @@
  * When the config does not load the plugin, it is loaded with its defaults
  * (the settings files of the current directory and the user's home).
  */
+import { accessSync, constants, realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import type { PermissionCheck } from '@dsh/claude-code-permissions'
 import type { JsonObject } from '@dsh/kernel'
 import type { Kernel } from '../kernel.js'
@@ -13,11 +15,16 @@ import type { Command } from './commands.js'
 import { parseJsonArgument } from './json-argument.js'
 
 const HELP = `Usage: dsh permissions check <tool> ['<json arguments>'] [--config dsh.yml] [--json]
+       dsh permissions check --exec [--config dsh.yml] [--json] -- <program> [<argument>...]
 
 Prints what the claude-code-permissions plugin decides for one call of <tool>
 with these arguments (default {}): allow, ask or deny, the rule that decided and
 the file it came from (absent when the mode's default decided), the mode and
 the reason. Nothing runs: no session is opened and nobody is asked.
+
+With --exec: what the Bash rules decide for one exec inside a confined call
+(the program and its argv as it would get them; the program is found on PATH
+for its real path), as the sandbox asks at every execve of the command.
 
 Options:
   -c, --config <file>  the dsh.yml to build from (default: ./dsh.yml if present,
@@ -32,26 +39,42 @@ Exit codes: 0 printed; 2 bad usage, or a config or settings file that does not l
 const FLAGS = {
   config: { type: 'string', short: 'c' },
   json: { type: 'boolean' },
+  exec: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
-async function check(kernel: Kernel, tool: string, args: JsonObject): Promise<PermissionCheck> {
-  const asked = kernel.ctx.bail('permissions/check', tool, args)
+/** Ask the plugin (loaded with its defaults when the config does not load it). */
+async function check(kernel: Kernel, ask: () => PermissionCheck | Promise<PermissionCheck> | undefined): Promise<PermissionCheck> {
+  const asked = ask()
   if (asked) return asked
   const plugin = await bundledModule('claude-code-permissions')
   const fork = kernel.ctx.plugin(plugin as any, {})
   await kernel.ctx.lifecycle.flush()
   const runtime = (fork as unknown as { runtime: { hasError?: boolean; error?: unknown } }).runtime
   if (runtime.hasError) throw new UsageError(`claude-code-permissions cannot start: ${(runtime.error as Error)?.message ?? String(runtime.error)}`)
-  const answer = await kernel.ctx.bail('permissions/check', tool, args)
+  const answer = await ask()
   if (!answer) throw new UsageError('claude-code-permissions did not answer')
   return answer
 }
 
+/** The real path of the program an exec of `name` would run (PATH searched as execvp does), or undefined. */
+function programPath(name: string): string | undefined {
+  const dirs = name.includes('/') ? [''] : (process.env.PATH ?? '/usr/bin:/bin').split(':')
+  for (const dir of dirs) {
+    try {
+      const real = realpathSync(dir ? join(dir, name) : name)
+      accessSync(real, constants.X_OK)
+      return real
+    } catch {}
+  }
+  return undefined
+}
+
 function format(result: PermissionCheck): string {
   const lines = [
+    ...(result.by === 'exec' ? [`exec:     ${JSON.stringify(result.argv)}${result.program && result.program !== result.argv?.[0] ? ` (${result.program})` : ''}`] : []),
     `decision: ${result.decision}`,
-    `rule:     ${result.rule ?? '(none: the mode decided)'}`,
+    `rule:     ${result.rule ?? (result.by === 'exec' ? '(none: no deny or ask rule meets the exec)' : '(none: the mode decided)')}`,
     `source:   ${result.source ?? '-'}`,
     `mode:     ${result.mode}`,
     `tool:     ${result.name}${result.ruleTool !== result.name ? ` (rules see ${result.ruleTool})` : ''}`,
@@ -71,6 +94,15 @@ export const permissionsCommand: Command = {
         return 0
       }
       const [sub, tool, json, ...extra] = positionals
+      if (values.exec && sub === 'check') {
+        const argv = positionals.slice(1)
+        if (!argv.length) throw new UsageError('missing the program: dsh permissions check --exec <program> [<argument>...]')
+        kernel = await commandKernel('permissions check', findConfig(values.config))
+        const real = programPath(argv[0])
+        const result = await check(kernel, () => kernel!.ctx.bail('permissions/check-exec', { argv, ...(real ? { realPath: real } : {}) }))
+        process.stdout.write((values.json ? JSON.stringify(result) : format(result)) + '\n')
+        return 0
+      }
       if (sub !== 'check') throw new UsageError(sub === undefined ? 'missing the subcommand: dsh permissions check <tool> \'<json>\'' : `unknown subcommand ${JSON.stringify(sub)}; the one subcommand is check`)
       if (!tool) throw new UsageError('missing the tool name: dsh permissions check <tool> \'<json>\'')
       if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}; quote the JSON arguments as one word`)
@@ -78,7 +110,7 @@ export const permissionsCommand: Command = {
       if (!parsed.ok) throw new UsageError(parsed.message)
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) throw new UsageError('the arguments must be a JSON object')
       kernel = await commandKernel('permissions check', findConfig(values.config))
-      const result = await check(kernel, tool, parsed.value as JsonObject)
+      const result = await check(kernel, () => kernel!.ctx.bail('permissions/check', tool, parsed.value as JsonObject))
       process.stdout.write((values.json ? JSON.stringify(result) : format(result)) + '\n')
       return 0
     } catch (error) {

@@ -23,6 +23,8 @@ export interface ConfineCall {
   callId: string
   /** sees each connection once it is recorded (bash: to say why a refused one failed) */
   observe?: (connection: ProxyConnection) => void
+  /** sees each exec the call's exec rules refused (bash: to say it in the result) */
+  observeExec?: (refused: { argv: readonly string[]; program: string; reason: string; rule?: string }) => void
 }
 
 /**

@@ -25,6 +25,7 @@ import { probeReadOnlyWrite } from '../probe.js'
 import { policyProtected } from '../protected.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
 import { inodeArgs } from './inode-args.js'
+import { execNotifyArgs, launcherStopsExec } from './exec-notify.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface BwrapOptions {
@@ -107,6 +108,9 @@ export function coveredInside(path: string): boolean {
 /** Where the proxy's unix socket appears inside the sandbox (on its private /tmp, where no host file can be in the way). */
 export const BRIDGED_PROXY_SOCKET = '/tmp/.dsh-proxy.sock'
 
+/** Where the call's exec listener appears inside the sandbox (beside the proxy's, on the private /tmp). */
+export const BRIDGED_EXEC_SOCKET = '/tmp/.dsh-exec.sock'
+
 /** The launcher's network arguments: none (on), --no-net (off), or the proxy's port and the relay (hosts). */
 function networkArgs(policy: ResolvedPolicy): string[] {
   if (policy.network === 'off') return ['--no-net']
@@ -141,7 +145,7 @@ export function launcherMountsFit(policy: ResolvedPolicy): boolean {
  * table once, not three times.
  */
 export function launcherTmpFits(policy: ResolvedPolicy, mounts: HideMounts): boolean {
-  return policy.mode !== 'workspace-write' && !policy.proxy?.socket &&
+  return policy.mode !== 'workspace-write' && !policy.proxy?.socket && !policy.execNotify &&
     mounts.reveal.every((path) => !isInside('/tmp', path) || isInside(policy.workspace, path))
 }
 
@@ -166,6 +170,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
     ...(!tmp && coveredInside(launcher) ? ['--ro-bind', launcher, launcher] : []),
     // Why a bind, not a path under the workspace: the socket is the host's, in a directory only the proxy can write
     ...(policy.proxy?.socket ? ['--bind', policy.proxy.socket, BRIDGED_PROXY_SOCKET] : []),
+    ...(policy.execNotify ? ['--bind', policy.execNotify, BRIDGED_EXEC_SOCKET] : []),
   ]
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) args.push('--bind', root, root)
@@ -179,10 +184,12 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   if (!inner) args.push(...hideArgs(mounts))
   // Why --no-supervisor: the launcher is PID 2 under bwrap's reaper, which exits with it and takes
   // the whole PID namespace along, so a supervising process inside would only cost a clone and two wake-ups
-  args.push('--chdir', policy.workspace, '--', launcher, '--no-supervisor')
+  // With exec rules the supervisor stays: it answers each exec (and then mounts in a copy of the namespace)
+  const supervised = !!policy.execNotify
+  args.push('--chdir', policy.workspace, '--', launcher, ...(supervised ? [] : ['--no-supervisor']))
   // Why in place: bwrap's mount namespace is the command's own (the launcher checks it), and a copy
   // of it would be one more namespace to drop at exit, each an expedited RCU grace period the call waits for
-  if (inner) args.push('--private-mounts', '--mounts-in-place', '--mount-proc', '--mount-dev')
+  if (inner) args.push('--private-mounts', ...(supervised ? [] : ['--mounts-in-place']), '--mount-proc', '--mount-dev')
   // Why the workspace before the covers: a denied path inside it is covered on the bind, not beneath it
   if (tmp) args.push('--mount-tmp', ...(isInside('/tmp', policy.workspace) ? ['--mount-ro', policy.workspace] : []))
   if (inner) args.push(...launcherHideArgs(mounts))
@@ -190,7 +197,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   // Why: bwrap bound each root by name; the launcher's rule on it must be on the directory the host resolved
   if (policy.mode === 'workspace-write') args.push(...inodeArgs(policy.writableRoots))
   for (const root of policy.writableRoots) args.push('--rw', root)
-  args.push(...net, '--', ...argv)
+  args.push(...net, ...execNotifyArgs(policy, policy.execNotify ? BRIDGED_EXEC_SOCKET : undefined), '--', ...argv)
   return args
 }
 
@@ -217,10 +224,12 @@ export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
   let bwrap: string | undefined
   let launcher: string | undefined
   let by: BwrapMounts = 'bwrap'
+  let stopsExec = false
   return {
     name: 'bwrap',
     platforms: ['linux'],
     networkProxy: 'unix',
+    execNotify: () => stopsExec,
     async probe(): Promise<ProbeResult> {
       const found = options.bwrap ? checkBinary(options.bwrap) : findSystemBinary('bwrap')
       if ('reason' in found) return { available: false, reason: found.reason }
@@ -236,8 +245,9 @@ export function bwrapProvider(options: BwrapOptions = {}): SandboxProvider {
         write = await probeReadOnlyWrite('bwrap', (argv, policy) => bwrapArgs(found.path, inner.path, argv, policy, undefined, 'bwrap'))
         mounts = 'bwrap'
       }
-      if (write.available) [bwrap, launcher, by] = [found.path, inner.path, mounts]
-      return { available: write.available, reason: write.reason, path: found.path, details: { ...details, mounts } }
+      if (write.available) [bwrap, launcher, by, stopsExec] = [found.path, inner.path, mounts, await launcherStopsExec(inner.path)]
+      // execNotify: whether Bash rules can hold at every exec here (exec-rules otherwise)
+      return { available: write.available, reason: write.reason, path: found.path, details: { ...details, mounts, execNotify: stopsExec } }
     },
     confine(argv, policy): ProviderConfined {
       if (!bwrap || !launcher) throw new Error('bwrap provider used before a successful probe')

@@ -22,6 +22,7 @@ import { probeReadOnlyWrite } from '../probe.js'
 import { bwrapUnenforced, coveredInside, protectedBinds } from './bwrap.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
 import { inodeArgs } from './inode-args.js'
+import { execNotifyArgs, launcherStopsExec } from './exec-notify.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface LandlockNsOptions {
@@ -55,22 +56,25 @@ export function landlockNsArgs(launcher: string, argv: readonly string[], policy
     if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')
     args.push('--net-proxy', String(policy.proxy.port))
   }
-  args.push('--', ...argv)
+  // Why no bind: the supervisor that connects to it stays outside the namespaces, on the host
+  args.push(...execNotifyArgs(policy), '--', ...argv)
   return args
 }
 
 export function landlockNsProvider(options: LandlockNsOptions = {}): SandboxProvider {
   let launcher: string | undefined
+  let stopsExec = false
   return {
     name: 'landlock-ns',
     platforms: ['linux'],
     networkProxy: 'tcp',
+    execNotify: () => stopsExec,
     async probe(): Promise<ProbeResult> {
       const found = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
       if ('reason' in found) return { available: false, reason: found.reason }
       const write = await probeReadOnlyWrite('landlock-ns', (argv, policy) => landlockNsArgs(found.path, argv, policy))
-      if (write.available) launcher = found.path
-      return { available: write.available, reason: write.reason, path: found.path }
+      if (write.available) [launcher, stopsExec] = [found.path, await launcherStopsExec(found.path)]
+      return { available: write.available, reason: write.reason, path: found.path, ...(write.available ? { details: { execNotify: stopsExec } } : {}) }
     },
     confine(argv, policy): ProviderConfined {
       if (!launcher) throw new Error('landlock-ns provider used before a successful probe')

@@ -17,6 +17,7 @@ import { cachedCarve } from './landlock-read-cache.js'
 import { landlockSnapshot } from './landlock-restore.js'
 import { hideMounts, launcherHideArgs } from './hide-mounts.js'
 import { inodeArgs } from './inode-args.js'
+import { execNotifyArgs, probeStopsExec } from './exec-notify.js'
 import { probeReadOnlyWrite } from '../probe.js'
 import { runProbeCommand } from '../probe-command.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
@@ -94,6 +95,7 @@ export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[
     if (!policy.proxy) throw new Error('network lists hosts but the call has no proxy port')
     args.push('--net-proxy', String(policy.proxy.port))
   }
+  args.push(...execNotifyArgs(policy))
   return args
 }
 
@@ -119,6 +121,7 @@ export function landlockProvider(options: LandlockOptions = {}): SandboxProvider
     name: 'landlock',
     platforms: ['linux'],
     networkProxy: 'tcp',
+    execNotify: () => probeStopsExec(info),
     async probe(): Promise<ProbeResult> {
       const found = options.launcher ? checkBinary(options.launcher) : bundledLauncher()
       if ('reason' in found) return { available: false, reason: found.reason }

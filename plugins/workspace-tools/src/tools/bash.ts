@@ -99,7 +99,12 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const observe = (connection: ProxyConnection) => {
         if (!connection.allowed && refused.length < MAX_REFUSED_KEPT) refused.push(connection)
       }
-      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId, observe })
+      // each exec the call's rules refused (the session log has them all as permission/decided)
+      const refusedExecs: string[] = []
+      const observeExec = ({ reason }: { reason: string }) => {
+        if (refusedExecs.length < MAX_REFUSED_KEPT) refusedExecs.push(reason)
+      }
+      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId, observe, observeExec })
       call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced], hidden: [...confined.hidden] } })
       let out: Awaited<ReturnType<typeof run>>
       let restored: string[] = []
@@ -118,6 +123,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
       const notes = (restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : '')
+        + refusedExecs.map((reason) => `\n[permissions: ${reason}]`).join('')
         + sandboxHint({ mode: area.mode, backend: confined.backend, network: sandbox.defaults.network, stdout, stderr, refused })
       if (out.termination?.reason === 'deadline') {
         const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`

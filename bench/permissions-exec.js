@@ -1,0 +1,88 @@
+// permissions.exec_check_us: what one exec inside a confined bash call costs when the call's Bash
+// rules are checked at every exec (the kernel stops it, the launcher reads its argv and real path,
+// dsh decides it with the rule matcher and answers) over the same exec unchecked.
+// permissions.exec_check_us.passed: the same for an exec of a program no rule names, which the
+// launcher lets go on by itself (stopped and read, no round trip to dsh): the common case.
+// Three kernels on the local chain's backend, the same workspace-tools bash and claude-code-permissions:
+// `deny: Bash(true --never:*)` (every exec of true is asked of dsh and allowed), `deny: Bash(rm:*)`
+// (true is not named: passed by the launcher), and a rule that cannot refuse an exec (nothing is
+// stopped). Each figure is the median, over rounds run back to back, of a call running a loop of EXECS execs
+// of /bin/true less a call running `true` alone (the per-call cost, in the note), checked minus
+// unchecked, per exec.
+import { realpathSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { join } from 'node:path'
+import { createKernel } from 'dsh'
+import { compileRuleSet, decideExec, INLINE, loadShellParser } from '@dsh/claude-code-permissions'
+import { median, now, perIteration, tempDir } from './lib.js'
+
+const EXECS = 500
+const SAMPLES = 15
+const WARMUP = 3
+const LOOP = `i=0; while [ $i -lt ${EXECS} ]; do /bin/true; i=$((i+1)); done`
+
+async function kernelWith(workspace, name, permissions) {
+  const kernel = await createKernel({
+    dataDir: join(workspace, `.dsh-${name}`),
+    sandbox: { mode: 'read-only', workspace },
+    plugins: { 'workspace-tools': { workspace }, 'claude-code-permissions': { settingsFiles: [], preset: 'on-request', permissions } },
+  })
+  const session = kernel.openSession({ id: `bench-exec-${name}` })
+  session.beginTurn()
+  let id = 0
+  const call = async (command) => {
+    const start = now()
+    const result = await kernel.execute({ callId: `${name}${id++}`, name: 'bash', arguments: { command }, session })
+    const elapsed = now() - start
+    if (result.isError) throw new Error(`bash failed: ${JSON.stringify(result.content)}`)
+    return { elapsed, result }
+  }
+  return { kernel, call, session }
+}
+
+export async function run() {
+  if (process.platform !== 'linux') return []
+  const tmp = tempDir('dsh-bench-exec-')
+  const workspace = realpathSync(tmp.dir)
+  const checked = await kernelWith(workspace, 'checked', { deny: ['Bash(true --never:*)'] })
+  const passed = await kernelWith(workspace, 'passed', { deny: ['Bash(rm:*)'] })
+  const unchecked = await kernelWith(workspace, 'unchecked', { deny: ['Read(./nothing-here)'] })
+  try {
+    const first = await checked.call('true')
+    const facts = checked.session.events().find((e) => e.type === 'tool/result')?.data?.sandbox
+    if (facts?.unenforced?.includes('exec-rules')) return [{ name: 'permissions.exec_check_us', value: NaN, unit: 'µs', note: `the ${facts.backend} backend cannot stop execs here (exec-rules unenforced)` }]
+    void first
+    const kernels = { checked, passed, unchecked }
+    const loops = { checked: [], passed: [], unchecked: [] }
+    const calls = { checked: [], passed: [], unchecked: [] }
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      // in turns, so a stretch of load on this shared machine falls on all alike
+      for (const name of Object.keys(kernels)) {
+        const loop = (await kernels[name].call(LOOP)).elapsed
+        const one = (await kernels[name].call('true')).elapsed
+        if (i < WARMUP) continue
+        loops[name].push(loop)
+        calls[name].push(one)
+      }
+    }
+    const perExec = (name) => (median(loops[name]) - median(calls[name])) / EXECS
+    // Why paired: each round's three loops ran back to back, so a stretch of load cancels in their difference
+    const added = (name) => median(loops[name].map((loop, i) => (loop - calls[name][i]) - (loops.unchecked[i] - calls.unchecked[i]))) / EXECS
+    const baseline = { name: 'the same exec unchecked', value: perExec('unchecked') * 1000, unit: 'µs' }
+    // the matcher's share: deciding one exec in process (no kernel, no socket)
+    await loadShellParser()
+    const set = compileRuleSet([{ source: INLINE, root: workspace, permissions: { deny: ['Bash(true --never:*)'] } }], { workspace, home: workspace, extraTools: new Set() })
+    const env = { set, mode: 'default', workspace, directories: [workspace] }
+    const decideUs = (await perIteration(() => decideExec({ path: '/bin/true', realPath: '/usr/bin/true', argv: ['/bin/true'], truncated: false }, set, env), { batch: 2000, samples: 9 })) * 1000
+    const note = `${facts?.backend}; ${EXECS} execs a call, medians of ${SAMPLES}; the matcher alone ${decideUs.toFixed(1)} µs an exec; a call running true alone: checked ${median(calls.checked).toFixed(2)} ms, unchecked ${median(calls.unchecked).toFixed(2)} ms; load ${loadavg()[0].toFixed(1)}`
+    return [
+      { name: 'permissions.exec_check_us', value: added('checked') * 1000, unit: 'µs', target: '<= 50', baseline, note },
+      { name: 'permissions.exec_check_us.passed', value: added('passed') * 1000, unit: 'µs', baseline, note: 'an exec no rule names: stopped, read and let go on by the launcher' },
+    ]
+  } finally {
+    await checked.kernel.dispose()
+    await passed.kernel.dispose()
+    await unchecked.kernel.dispose()
+    tmp.remove?.()
+  }
+}

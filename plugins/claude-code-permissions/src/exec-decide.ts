@@ -1,0 +1,100 @@
+/**
+ * Bash rules at each exec inside a confined call (DESIGN §16.6): the sandbox
+ * stops every execve/execveat and asks; this decides it with the matcher the
+ * command text goes through, on the argv the program gets instead of on text.
+ *
+ * The program is looked at under each name it has: argv[0], the path given to
+ * execve and the real path the kernel would run (a symlink `./x -> /bin/rm` is
+ * `rm`), and for a script its `#!` interpreter with the script as its
+ * argument, as the kernel runs it; the strictest verdict wins. A wrapper's argv (`sh -c 'rm x'`,
+ * `env rm x`, `xargs rm`) is read as in command text, so its wrapped command
+ * is refused before the wrapper runs. What the text matcher could not know
+ * (an expansion, a script from a pipe) is no reason to ask here: whatever it
+ * runs comes back as an exec of its own. Only deny and ask rules are
+ * consulted: an exec no rule refuses runs, as the call's command did.
+ * See docs/decisions/2026-12-02-exec-rules.md.
+ */
+import { decideWords, mightMeet } from './bash-decide.js'
+import { byRule, type DecideEnv, type Outcome } from './decide.js'
+import type { CompiledRule, RuleSet } from './ruleset.js'
+import { programName, wrapperPrograms } from './wrappers.js'
+
+/** What the sandbox hands over for one exec (its ExecRequest). */
+export interface ExecFacts {
+  path: string
+  realPath: string
+  /** a script's `#!` line (without `#!`): what the kernel really runs is that interpreter on the script */
+  interpreter?: string
+  argv: readonly string[]
+  truncated: boolean
+}
+
+/** Whether any rule could refuse an exec: only then is each exec stopped (the filter costs a round trip per exec). */
+export function execRulesApply(set: RuleSet): boolean {
+  const { deny, ask } = set.bash
+  return [deny, ask].some((index) => index.any.length > 0 || index.general.length > 0 || [...index.byHead.values()].some((rules) => rules.length > 0))
+}
+
+/**
+ * The program names whose execs a rule could refuse or ask about: the heads of the deny and ask
+ * rules and, with deny rules, every wrapper (its argv holds a command); undefined when a rule has
+ * no fixed program (`Bash(* --force)`, `Bash(*)`): then every exec is asked. The launcher answers
+ * an exec none of whose names is listed by itself, with no round trip.
+ */
+export function execPrograms(set: RuleSet): string[] | undefined {
+  const { deny, ask } = set.bash
+  if ([deny, ask].some((index) => index.any.length > 0 || index.general.length > 0)) return undefined
+  const heads = [deny, ask].flatMap((index) => [...index.byHead].filter(([, rules]) => rules.length > 0).map(([head]) => head))
+  const denies = [...deny.byHead.values()].some((rules) => rules.length > 0)
+  return [...new Set([...heads, ...(denies ? wrapperPrograms() : [])])].sort()
+}
+
+/** The argv under each name of its program, argv[0]'s first. */
+export function execNames(exec: ExecFacts): string[][] {
+  const argv = exec.argv.length ? [...exec.argv] : [exec.path]
+  const out = [argv]
+  const seen = new Set([programName(argv[0])])
+  for (const name of [exec.realPath, exec.path]) {
+    if (!name || seen.has(programName(name))) continue
+    seen.add(programName(name))
+    out.push([name, ...argv.slice(1)])
+  }
+  // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of python3
+  const line = exec.interpreter?.trim()
+  if (line) {
+    const space = line.search(/[ \t]/)
+    const interpreter = space < 0 ? line : line.slice(0, space)
+    const arg = space < 0 ? '' : line.slice(space).trim()
+    out.push([interpreter, ...(arg ? [arg] : []), exec.path || argv[0], ...argv.slice(1)])
+  }
+  return out
+}
+
+/** The exec's outcome under the rules and the mode, or undefined when no rule refuses or asks about it. */
+export function decideExec(exec: ExecFacts, set: RuleSet, env: DecideEnv): Outcome | undefined {
+  let worst: { kind: 'ask' | 'deny'; rule: CompiledRule } | undefined
+  for (const words of execNames(exec)) {
+    const { part, asked } = decideWords(words, set)
+    // an unknown part is no reason to ask here: whatever it runs comes back as an exec
+    if (part.verdict === 'deny') {
+      worst = { kind: 'deny', rule: part.rule! }
+      break
+    }
+    if (asked && !worst) worst = { kind: 'ask', rule: asked }
+  }
+  if (exec.truncated && worst?.kind !== 'deny') {
+    // Why: the arguments past what the launcher read might meet a rule for this program
+    const programs = execNames(exec).map((words) => programName(words[0]))
+    const rule = mightMeet(set.bash.deny, programs) ?? (worst ? undefined : mightMeet(set.bash.ask, programs))
+    if (rule) {
+      const outcome = byRule(rule, env)
+      return { ...outcome, decision: rule.list === 'deny' ? 'deny' : outcome.decision, reason: `the exec's arguments are longer than the sandbox reads (4096 arguments or 256 KiB), and ${outcome.reason}` }
+    }
+  }
+  return worst ? byRule(worst.rule, env) : undefined
+}
+
+/** The argv as one line for a person (each word quoted when it needs to be). */
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(' ')
+}

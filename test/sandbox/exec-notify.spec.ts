@@ -1,0 +1,151 @@
+// The sandbox's side of exec rules (DESIGN §16.6), on the real launcher and
+// each backend here: a restriction's `exec` check sees every execve/execveat
+// of the confined command before it happens, with the argv as the program
+// gets it and the program's real path (a symlink and an fd exec are known by
+// what they run), and what it refuses fails with EACCES and never runs. What
+// cannot be checked is said: a backend that cannot stop execs, or a confine()
+// without a call to record for, puts `exec-rules` in `unenforced`.
+import fs from 'node:fs'
+import path from 'node:path'
+import { Context } from 'cordis'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SandboxService, startProcess, sandboxEnv, type ExecRequest, type LocalBackend, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
+import type { Session } from '@dsh/kernel'
+import { lacks } from '../backends.js'
+import { tempDirs } from '../temp-dirs.js'
+
+const temps = tempDirs()
+const contexts: Context[] = []
+afterEach(async () => {
+  for (const ctx of contexts.splice(0)) await ctx.stop()
+  temps.removeAll()
+})
+
+const BACKENDS: LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
+const missing = Object.fromEntries(await Promise.all(BACKENDS.map(async (name) => [name, await lacks(name, `exec notification on ${name}`)] as const)))
+
+/** A call to confine for: the check reads nothing of the session. */
+const call = { session: {} as Session, callId: 'call-1' }
+
+async function service(backends: LocalBackend[], ws: string, refuse: (r: ExecRequest) => boolean) {
+  const ctx = new Context()
+  contexts.push(ctx)
+  ctx.plugin(SandboxService, { backends, workspace: ws, mode: 'workspace-write' })
+  await ctx.start()
+  const sandbox = ctx.get('sandbox') as SandboxService
+  const seen: ExecRequest[] = []
+  sandbox.restrict(() => ({ exec: { check: (request) => (seen.push(request), refuse(request) ? { allow: false, reason: 'refused by the test' } : { allow: true }) } }))
+  return { sandbox, seen }
+}
+
+async function run(sandbox: SandboxService, ws: string, script: string) {
+  const confined = await sandbox.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws }, call)
+  try {
+    const proc = startProcess({ argv: confined.argv, cwd: ws, env: { ...sandboxEnv(ws), ...confined.spawnEnv }, timeoutMs: 30_000, maxOutputBytes: 1 << 20, killGraceMs: 2000, pipeGraceMs: 250 })
+    const out = await proc.done
+    return { confined, code: out.exitCode, stdout: out.stdout.text(), stderr: out.stderr.text() }
+  } finally {
+    confined.cleanup()
+  }
+}
+
+const isRm = (r: ExecRequest) => path.basename(r.realPath) === 'rm'
+
+for (const backend of BACKENDS) {
+  describe.skipIf(missing[backend])(`exec notification (${backend})`, () => {
+    it('every exec is seen with its argv and real path; a refused one fails with EACCES and never runs', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'f'), 'keep')
+      fs.symlinkSync('/bin/rm', path.join(ws, 'myrm'))
+      const { sandbox, seen } = await service([backend], ws, isRm)
+      const r = await run(sandbox, ws, './myrm f; echo "link $?"; python3 -c \'import os; fd = os.open("/bin/rm", os.O_RDONLY); os.execve(fd, ["x", "f"], {})\'; echo "fd $?"; /bin/echo "a  b" c')
+      expect(r.confined.unenforced).not.toContain('exec-rules')
+      expect(fs.existsSync(path.join(ws, 'f')), r.stderr).toBe(true)
+      expect(r.stdout).toMatch(/^link 126$/m)
+      expect(r.stdout).toMatch(/^fd 1$/m)
+      expect(r.stdout).toContain('a  b c')
+      // the symlink by what it runs, the fd exec (execveat AT_EMPTY_PATH) too, argv as given
+      expect(seen).toContainEqual(expect.objectContaining({ path: './myrm', realPath: expect.stringMatching(/\/rm$/), argv: ['./myrm', 'f'] }))
+      expect(seen).toContainEqual(expect.objectContaining({ path: '', realPath: expect.stringMatching(/\/rm$/), argv: ['x', 'f'] }))
+      expect(seen).toContainEqual(expect.objectContaining({ realPath: expect.stringMatching(/\/echo$/), argv: ['/bin/echo', 'a  b', 'c'], truncated: false }))
+      // the launcher's own exec of the command was decided as its text: not asked again
+      expect(seen.some((s) => s.argv[0] === '/bin/sh' && s.argv[1] === '-c')).toBe(false)
+    }, 60_000)
+
+    it('the launcher\'s own argv under another program is asked like any exec (its pass is for its own path only)', async () => {
+      const ws = temps.make('dsh-exec-')
+      const { sandbox, seen } = await service([backend], ws, isRm)
+      // the command's own argv, read from its shell's cmdline, handed to rm
+      const r = await run(sandbox, ws, 'python3 -c \'import os, sys; a = open("/proc/%d/cmdline" % os.getppid(), "rb").read().split(b"\\0")[:-1]\ntry: os.execv("/bin/rm", a)\nexcept PermissionError: print("refused")\'')
+      expect(r.stdout, r.stderr).toContain('refused')
+      expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/rm', argv: ['/bin/sh', '-c', expect.stringContaining('python3')] }))
+    }, 60_000)
+
+    it('the probe says the backend can stop execs here (dsh inspect shows it)', async () => {
+      const ws = temps.make('dsh-exec-')
+      const { sandbox } = await service([backend], ws, () => false)
+      const details = (await sandbox.probe()).candidates.find((c) => c.name === backend)?.probe?.details as Record<string, unknown>
+      expect(backend === 'landlock' ? details.exec_notify : details.execNotify).toBe(true)
+    })
+
+    it('a check that throws refuses the exec (fail closed)', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'f'), 'keep')
+      const ctx = new Context()
+      contexts.push(ctx)
+      ctx.plugin(SandboxService, { backends: [backend], workspace: ws, mode: 'workspace-write' })
+      await ctx.start()
+      const sandbox = ctx.get('sandbox') as SandboxService
+      sandbox.restrict(() => ({ exec: { check: () => { throw new Error('broken check') } } }))
+      const r = await run(sandbox, ws, '/bin/rm f; echo "rm $?"')
+      expect(r.stdout).toMatch(/^rm 126$/m)
+      expect(fs.existsSync(path.join(ws, 'f'))).toBe(true)
+    }, 60_000)
+
+    it('without a call to record for, no exec is stopped and exec-rules is unenforced', async () => {
+      const ws = temps.make('dsh-exec-')
+      const { sandbox, seen } = await service([backend], ws, () => true)
+      const confined = await sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws })
+      confined.cleanup()
+      expect(confined.unenforced).toContain('exec-rules')
+      expect(confined.enforcement).toBe('partial')
+      expect(confined.argv).not.toContain('--exec-notify')
+      expect(seen).toEqual([])
+    })
+  })
+}
+
+describe('a backend that cannot stop execs', () => {
+  it('says exec-rules in unenforced (text matching applies alone), and a policy without exec rules adds nothing', async () => {
+    const ws = temps.make('dsh-exec-')
+    const ctx = new Context()
+    contexts.push(ctx)
+    ctx.plugin(SandboxService, { backends: [], workspace: ws })
+    await ctx.start()
+    const sandbox = ctx.get('sandbox') as SandboxService
+    const provider: SandboxProvider = {
+      name: 'no-notify', platforms: [process.platform],
+      probe: async () => ({ available: true }),
+      confine: (): ProviderConfined => ({ argv: ['/bin/true'], enforcement: 'full', unenforced: [] }),
+    }
+    sandbox.provide(provider)
+    const plain = await sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws }, call)
+    expect(plain.unenforced).not.toContain('exec-rules')
+    sandbox.restrict(() => ({ exec: { check: () => ({ allow: true }) } }))
+    const confined = await sandbox.confine(['/bin/true'], { mode: 'read-only', workspace: ws }, call)
+    expect(confined.unenforced).toEqual([...plain.unenforced, 'exec-rules'])
+    expect(confined.enforcement).toBe('partial')
+    expect((await sandbox.describe({ mode: 'read-only', workspace: ws })).unenforced).toContain('exec-rules')
+  })
+
+  it('a restriction whose exec has no check() refuses the policy', async () => {
+    const ws = temps.make('dsh-exec-')
+    const ctx = new Context()
+    contexts.push(ctx)
+    ctx.plugin(SandboxService, { backends: [], workspace: ws })
+    await ctx.start()
+    const sandbox = ctx.get('sandbox') as SandboxService
+    sandbox.restrict(() => ({ exec: {} as never }))
+    expect(() => sandbox.resolve({ mode: 'read-only', workspace: ws })).toThrow(/answered an exec without a check\(\)/)
+  })
+})
