@@ -3,11 +3,11 @@
 // call in the session log with the sandbox that confined the server.
 import { afterEach, describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { fixtureServer, kernelWith, text, toolNames } from './helpers.js'
+import { fixtureServer, kernelWith, stop, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
 afterEach(async () => {
-  await k?.cleanup()
+  if (k) await stop(k)
   k = undefined
 })
 

@@ -51,6 +51,28 @@ export function processesWith(needle: string): number[] {
   return found
 }
 
+/** pids of live processes started for a kernel whose workspace is `dir` (a server and its launcher have HOME=dir) */
+export function serverPids(dir: string): number[] {
+  const found: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`HOME=${dir}`)) found.push(Number(entry))
+    } catch {}
+  }
+  return found
+}
+
+/** Stop the kernel, wait (bounded) for its servers' processes to go, then remove its directory; says whether they went. */
+export async function stop(k: TestKernel): Promise<boolean> {
+  await k.dispose()
+  const gone = await eventually(() => serverPids(k.dir).length === 0)
+  await k.cleanup()
+  return gone
+}
+
 /** Wait (bounded) until `check` holds; returns whether it did. */
 export async function eventually(check: () => boolean | Promise<boolean>, ms = 8000): Promise<boolean> {
   const end = Date.now() + ms

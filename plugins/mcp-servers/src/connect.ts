@@ -124,7 +124,9 @@ export async function connect(name: string, config: ServerConfig, options: Conne
     return { client, transport, tools, ...(confined ? { confined } : {}) }
   } catch (error) {
     await client.close().catch(() => {})
-    confined?.cleanup()
+    try {
+      confined?.cleanup()
+    } catch {}
     throw error
   }
 }

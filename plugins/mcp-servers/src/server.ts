@@ -86,7 +86,7 @@ export class UpstreamServer {
     }
     if (this.state === 'stopped') {
       await connection.client.close().catch(() => {})
-      connection.confined?.cleanup()
+      this.cleanup(connection)
       throw new Error(`${this.name} is stopped`)
     }
     this.connection = connection
@@ -131,7 +131,7 @@ export class UpstreamServer {
   private closed(connection: Connection): void {
     if (this.connection !== connection) return
     this.connection = undefined
-    connection.confined?.cleanup()
+    this.cleanup(connection)
     if (this.state === 'stopped') return
     const transport = connection.transport
     const exit = transport instanceof ConfinedStdioTransport ? transport.exit : undefined
@@ -206,6 +206,10 @@ export class UpstreamServer {
     }
   }
 
+  private cleanup(connection: Connection): void {
+    cleanupOf(this, connection)
+  }
+
   /** Stop for good: the process group ended, no restart. Resolves once it is gone. */
   async stop(): Promise<void> {
     this.state = 'stopped'
@@ -214,7 +218,17 @@ export class UpstreamServer {
     this.connection = undefined
     if (!connection) return
     await connection.client.close().catch(() => {})
-    connection.confined?.cleanup()
+    this.cleanup(connection)
+  }
+}
+
+/** Put back what the server changed of the protected paths (it is gone now); a failure is said, never thrown. */
+function cleanupOf(server: UpstreamServer, connection: Connection): void {
+  try {
+    const restored = connection.confined?.cleanup() ?? []
+    if (restored.length) server.owner?.warn(`MCP server ${server.name}: the sandbox removed or restored protected paths it changed: ${restored.join(', ')}`)
+  } catch (error) {
+    server.owner?.warn(`MCP server ${server.name}: ${describeError(error)}`)
   }
 }
 
