@@ -16,6 +16,8 @@ import { StderrTail, stderrNote } from './stderr-tail.js'
 import type { Config, ServerConfig } from './config.js'
 
 const MAX_BACKOFF_MS = 30_000
+/** a server that ran this long before it failed starts counting its failures afresh */
+const STABLE_MS = 30_000
 
 export type ServerState = 'idle' | 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped'
 
@@ -33,8 +35,9 @@ export type Limits = Pick<Config, 'initializeTimeoutMs' | 'callTimeoutMs' | 'max
 
 export class UpstreamServer {
   state: ServerState = 'idle'
-  /** crashes in a row; a successful call resets it */
+  /** failures in a row (a server that ran STABLE_MS before failing starts again from one) */
   failures = 0
+  private readySince = 0
   tools: readonly Tool[] = []
   readonly stderr: StderrTail
   owner?: ServerOwner
@@ -91,6 +94,7 @@ export class UpstreamServer {
     }
     this.connection = connection
     this.state = 'ready'
+    this.readySince = Date.now()
     this.watch(connection)
     this.setTools(connection.tools)
     return connection
@@ -138,6 +142,7 @@ export class UpstreamServer {
     const how = this.lastError ?? exit?.reason
       ?? (exit ? `it exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` : 'its connection closed')
     this.lastError = undefined
+    if (Date.now() - this.readySince >= STABLE_MS) this.failures = 0
     this.failed(how)
   }
 
@@ -181,7 +186,6 @@ export class UpstreamServer {
         maxTotalTimeout: this.limits.callTimeoutMs * 10,
         onprogress: (p) => call.progress(`${p.progress}${p.total !== undefined ? ` of ${p.total}` : ''}${p.message ? `: ${p.message}` : ''}`),
       })
-      this.failures = 0
       return result as CallToolResult
     } catch (error) {
       if (call.signal.aborted) throw error
