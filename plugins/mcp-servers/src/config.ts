@@ -92,3 +92,23 @@ export const Config: Schema<Config> = Schema.object({
   stderrTailBytes: Schema.natural().min(256).default(8 * 1024),
   maxNotificationsPerSecond: Schema.natural().min(1).default(200),
 }) as Schema<Config>
+
+const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', 'sandbox'])
+const HTTP_KEYS = new Set(['url', 'headers'])
+const SANDBOX_KEYS = new Set(['mode', 'network'])
+const NETWORK_KEYS = new Set(['allow', 'deny'])
+
+/** Why an inline server's config is wrong (an unknown key, both kinds at once), with its key path; undefined when it is right. */
+export function serverConfigProblem(name: string, config: ServerConfig): string | undefined {
+  const at = `servers.${name}`
+  const keys = Object.keys(config)
+  if ('url' in config && 'command' in config) return `${at}: give either command (a stdio server) or url (an HTTP server), not both`
+  const allowed = isHttp(config) ? HTTP_KEYS : STDIO_KEYS
+  for (const key of keys) if (!allowed.has(key)) return `${at}.${key} is not a key of ${isHttp(config) ? 'an HTTP' : 'a stdio'} server (keys: ${[...allowed].join(', ')})`
+  if (!isHttp(config) && config.sandbox) {
+    for (const key of Object.keys(config.sandbox)) if (!SANDBOX_KEYS.has(key)) return `${at}.sandbox.${key} is not a key of a server's sandbox (keys: mode, network)`
+    const network = config.sandbox.network
+    if (network && typeof network === 'object') for (const key of Object.keys(network)) if (!NETWORK_KEYS.has(key)) return `${at}.sandbox.network.${key} is not a key of a server's network (keys: allow, deny)`
+  }
+  return undefined
+}

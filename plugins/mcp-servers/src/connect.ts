@@ -110,13 +110,17 @@ export async function connect(name: string, config: ServerConfig, options: Conne
   const client = new Client(CLIENT_INFO, { capabilities: {} })
   const limit = options.initializeTimeoutMs
   const end = () => void client.close().catch(() => {})
+  // Why reworded: the SDK's own timeout says only "Request timed out"
+  const said = (step: string) => (error: unknown) => {
+    throw /Request timed out/i.test(String((error as Error)?.message)) ? new Error(`${name} did not answer ${step} within initializeTimeoutMs (${limit} ms)`) : error
+  }
   try {
     // the SDK's own timeout rejects the request; bounded() also ends the transport, so nothing waits on
-    await bounded(client.connect(transport, { timeout: limit }), limit + 100, `${name} did not answer initialize within initializeTimeoutMs (${limit} ms)`, end)
+    await bounded(client.connect(transport, { timeout: limit }).catch(said('initialize')), limit + 100, `${name} did not answer initialize within initializeTimeoutMs (${limit} ms)`, end)
     const tools: Tool[] = []
     let cursor: string | undefined
     for (let page = 0; page < MAX_PAGES; page++) {
-      const listed = await bounded(client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limit }), limit + 100, `${name} did not answer tools/list within initializeTimeoutMs (${limit} ms)`, end)
+      const listed = await bounded(client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limit }).catch(said('tools/list')), limit + 100, `${name} did not answer tools/list within initializeTimeoutMs (${limit} ms)`, end)
       tools.push(...listed.tools)
       cursor = listed.nextCursor
       if (cursor === undefined) break

@@ -11,7 +11,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { canonicalJson, describeError, KernelError, type Session } from '@dsh/kernel'
 import type {} from '@dsh/sandbox'
 import type {} from '@dsh/tools'
-import { Config, isHttp, type ServerConfig } from './config.js'
+import { Config, isHttp, serverConfigProblem, type ServerConfig } from './config.js'
 import './events.js'
 import { serverNameProblem, toolName, toolNameProblem } from './names.js'
 import { poolFor } from './pool.js'
@@ -26,6 +26,10 @@ export { Config }
 
 /** The servers of this config: inline ones first (they win), then the sources', minus `exclude`. */
 async function gather(ctx: Context, config: Config, workspace: string): Promise<Map<string, ServerConfig>> {
+  for (const [server, serverConfig] of Object.entries(config.servers)) {
+    const problem = serverConfigProblem(server, serverConfig)
+    if (problem) throw new KernelError('INVALID_CONFIG', `mcp-servers: ${problem}`, { details: { path: `servers.${server}` } })
+  }
   const servers = new Map<string, ServerConfig>(Object.entries(config.servers))
   const read = await readSources(config.sources, { cwd: workspace, env: process.env })
   for (const problem of read.problems) ctx.logger('mcp-servers').warn(describeProblem(problem))
