@@ -71,4 +71,12 @@ describe('mcp-servers: rules, hooks and approval', () => {
     expect(r.error?.code).toBe('TIMEOUT')
     expect(await eventually(async () => (((await k!.call('mcp__fix__cancelled', {})).value as any)?.ids ?? []).length === 1)).toBe(true)
   })
+
+  it('spill-policy spills a large upstream result to a file that read can open', async () => {
+    k = await kernelWith({ servers: writeServer(), plugins: { 'spill-policy': { maxInlineBytes: 4096 } } })
+    const r = await k.call('mcp__fix__huge', { mb: 1 })
+    expect(r.isError, text(r)).toBe(false)
+    expect(Buffer.byteLength(text(r))).toBeLessThanOrEqual(4096)
+    expect(text(r)).toMatch(/spill/i)
+  })
 })
