@@ -78,19 +78,21 @@ const http = Schema.object({
 const ms = (fallback: number) => Schema.natural().min(1).max(2_147_483_647).default(fallback)
 
 export const Config: Schema<Config> = Schema.object({
-  servers: Schema.dict(Schema.union([stdio, http])).default({}).description('upstream servers by name'),
+  servers: Schema.dict(Schema.union([stdio, http])).default({})
+    .description('Upstream servers by name: { command, args?, env?, cwd?, sandbox?: { mode?, network? } } for stdio, { url, headers? } for Streamable HTTP. Each tool becomes mcp__<name>__<tool>.'),
   sources: Schema.array(Schema.union(SOURCE_NAMES.map((s) => Schema.const(s)))).default([])
-    .description('client configurations to read more servers from: the project\'s .mcp.json, Claude Code\'s, Codex\'s'),
-  exclude: Schema.array(String).default([]).description('server names to leave out (from servers and sources)'),
-  start: Schema.union([Schema.const('eager'), Schema.const('lazy')]).default('eager'),
-  initializeTimeoutMs: ms(10_000),
-  callTimeoutMs: ms(60_000),
-  maxFailures: Schema.natural().default(3),
-  restartBackoffMs: ms(500),
-  maxMessageBytes: Schema.natural().min(1024).default(16 * 1024 * 1024),
-  maxResultBytes: Schema.natural().min(1).default(4 * 1024 * 1024),
-  stderrTailBytes: Schema.natural().min(256).default(8 * 1024),
-  maxNotificationsPerSecond: Schema.natural().min(1).default(200),
+    .description('Client configurations to read more servers from, unchanged: mcp.json (the project\'s .mcp.json), claude-code (Claude Code\'s user and project servers), codex (Codex\'s [mcp_servers]). A server in servers wins over one of the same name here.'),
+  exclude: Schema.array(String).default([]).description('Server names to leave out, from servers and sources alike.'),
+  start: Schema.union([Schema.const('eager'), Schema.const('lazy')]).default('eager')
+    .description('eager: the kernel\'s start (and a reload) waits until every server has listed its tools or failed; lazy: servers start in the background and their tools arrive with tools/change.'),
+  initializeTimeoutMs: ms(10_000).description('Bound in ms on a server\'s initialize and on each tools/list page; a server that does not answer counts as a failure.'),
+  callTimeoutMs: ms(60_000).description('Bound in ms on one upstream call without progress (progress resets it, up to 10 times the bound in all); then the call ends TIMEOUT and the server is sent notifications/cancelled.'),
+  maxFailures: Schema.natural().default(3).description('Restarts (with backoff) after a server exits or fails to start; one failure more and its tools leave (mcp-servers/exited) until a reload. A server that ran 30 s counts afresh.'),
+  restartBackoffMs: ms(500).description('Delay in ms before the first restart; each next one doubles, up to 30 s.'),
+  maxMessageBytes: Schema.natural().min(1024).default(16 * 1024 * 1024).description('Most bytes of one message from a stdio server; a larger one ends the server (its calls fail naming this key) and it is restarted.'),
+  maxResultBytes: Schema.natural().min(1).default(4 * 1024 * 1024).description('Most bytes of a result\'s content and structured value; a larger result is an error naming this key, not a truncated success.'),
+  stderrTailBytes: Schema.natural().min(256).default(8 * 1024).description('Bytes of a server\'s stderr kept, shown in the errors of its calls.'),
+  maxNotificationsPerSecond: Schema.natural().min(1).default(200).description('Notifications a server may send in one second; past it the server is cut off as a flood and restarted.'),
 }) as Schema<Config>
 
 const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', 'sandbox'])
