@@ -178,9 +178,15 @@ export class UpstreamServer {
     if (why) throw new Error(`${why}${stderrNote(this.name, this.stderr.text())}`)
     // a restarting server is waited for (its start is bounded by initializeTimeoutMs)
     const connection = this.connection ?? await this.waitForStart()
+    // Why a signal per request: the SDK never removes the abort listener it adds, and a call's signal
+    // may be long-lived and shared (a caller without one gets the kernel's never-aborting signal)
+    const request = new AbortController()
+    const onAbort = () => request.abort(call.signal.reason)
+    if (call.signal.aborted) onAbort()
+    else call.signal.addEventListener('abort', onAbort, { once: true })
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: call.signal,
+        signal: request.signal,
         timeout: this.limits.callTimeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: this.limits.callTimeoutMs * 10,
@@ -195,6 +201,8 @@ export class UpstreamServer {
       await settled(connection)
       const how = this.connection === connection ? message : `${message}: ${this.lastError ?? 'the server is gone'}`
       throw new Error(`MCP server ${this.name} failed on ${tool}: ${how}${stderrNote(this.name, this.stderr.text())}`)
+    } finally {
+      call.signal.removeEventListener('abort', onAbort)
     }
   }
 
