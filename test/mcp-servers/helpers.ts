@@ -5,6 +5,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import type { ToolResult } from '@dsh/tools'
+// the plugin's events (mcp-servers/exited, mcp-servers/skipped) on ctx.on
+import type {} from '@dsh/mcp-servers'
 
 const fixtures = fileURLToPath(new URL('../fixtures/mcp-servers/', import.meta.url))
 export const FIXTURE = path.join(fixtures, 'fixture-server.mjs')
