@@ -4,7 +4,7 @@
 // error or a skipped tool with its reason, never a crashed kernel or a hung call.
 import { afterEach, describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { eventually, fixtureServer, kernelWith, nodeServer, RAW, stop, text, toolNames } from './helpers.js'
+import { eventually, fixtureServer, kernelWith, nodeServer, RAW, serverPids, stop, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
 afterEach(async () => {
@@ -45,6 +45,8 @@ describe('mcp-servers: hostile servers', () => {
     expect(await eventually(() => exited.length === 1)).toBe(true)
     expect(exited[0].reason).toMatch(/did not answer initialize within initializeTimeoutMs \(300 ms\)/)
     expect(toolNames(k)).toEqual([])
+    // the server that never answered is ended, not left running
+    expect(await eventually(() => serverPids(k!.dir).length === 0)).toBe(true)
   })
 
   it('a 50 MB result is refused as over maxMessageBytes: the call ends with that reason, the server restarts', async () => {

@@ -14,6 +14,7 @@ import { SANDBOX_PATH, sandboxEnv, type Confined, type ConfineCall, type Sandbox
 import type { SandboxMode } from '@dsh/kernel'
 import { ConfinedStdioTransport } from './stdio-transport.js'
 import { findProgram } from './program.js'
+import { resultValidator } from './validator.js'
 import { isHttp, type HttpServerConfig, type ServerConfig, type StdioServerConfig } from './config.js'
 import type { StderrTail } from './stderr-tail.js'
 
@@ -107,7 +108,7 @@ export async function connect(name: string, config: ServerConfig, options: Conne
   } else {
     ({ transport, confined } = await stdioTransport(name, config, options))
   }
-  const client = new Client(CLIENT_INFO, { capabilities: {} })
+  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: resultValidator() })
   const limit = options.initializeTimeoutMs
   const end = () => void client.close().catch(() => {})
   // Why reworded: the SDK's own timeout says only "Request timed out"
@@ -128,6 +129,8 @@ export async function connect(name: string, config: ServerConfig, options: Conne
     return { client, transport, tools, ...(confined ? { confined } : {}) }
   } catch (error) {
     await client.close().catch(() => {})
+    // Why the transport too: a client that failed before it took the transport does not close it, and the process would stay
+    await transport.close().catch(() => {})
     try {
       confined?.cleanup()
     } catch {}
