@@ -94,4 +94,15 @@ describe('mcp-servers: lifecycle', () => {
     await k.dispose()
     expect(await eventually(() => serverPids(dir).length === 0)).toBe(true)
   })
+
+  for (const mode of ['read-only', 'danger-full-access'] as const) {
+    it(`${mode}: what a server started is gone too once the kernel stops`, async () => {
+      k = await kernelWith({ sandbox: { mode }, servers: { fix: fixtureServer() } })
+      expect(text(await k.call('mcp__fix__spawn_child', {}))).toMatch(/^started \d+/)
+      const dir = k.dir
+      expect(await eventually(() => serverPids(dir).length >= 2)).toBe(true)
+      await k.dispose()
+      expect(await eventually(() => serverPids(dir).length === 0)).toBe(true)
+    })
+  }
 })

@@ -89,6 +89,14 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
       }
     })
 
+    it('once the kernel stops, the server and what it started are gone', async () => {
+      k = await start('read-only')
+      expect(text(await k.call('mcp__fix__spawn_child', {}))).toMatch(/^started/)
+      const dir = k.dir
+      await k.dispose()
+      expect(await eventually(() => serverPids(dir).length === 0)).toBe(true)
+    })
+
     it('a server cannot read the credential stores the sandbox denies', async () => {
       k = await start('read-only')
       const r = await k.call('mcp__fix__read_file', { path: '/etc/shadow' })

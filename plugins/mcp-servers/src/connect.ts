@@ -61,7 +61,7 @@ async function stdioTransport(name: string, config: StdioServerConfig, options: 
   const confined = await options.sandbox.confine([program, ...(config.args ?? [])], { ...policy, workspace: realpathSync(options.workspace) }, options.recorder())
   // Why this environment: the confined argv fixes the server's own; unconfined (danger-full-access) it is all it gets
   const env = confined.backend === 'none' ? { ...sandboxEnv(options.workspace), ...config.env } : { ...sandboxEnv(options.workspace), ...confined.spawnEnv }
-  return { transport: new ConfinedStdioTransport({ argv: confined.argv, env, cwd, maxMessageBytes: options.maxMessageBytes, stderr: options.stderr }), confined }
+  return { transport: new ConfinedStdioTransport({ argv: confined.argv, env, cwd, maxMessageBytes: options.maxMessageBytes, stderr: options.stderr, ownGroup: confined.backend === 'none' }), confined }
 }
 
 function httpTransport(config: HttpServerConfig, options: ConnectOptions): Transport {

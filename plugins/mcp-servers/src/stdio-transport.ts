@@ -3,8 +3,11 @@
  * (`ReadBuffer`, `serializeMessage`) over a child we spawn ourselves, because
  * the SDK's StdioClientTransport inherits part of the host's environment and
  * signals only its direct child. Here the argv is the sandbox's, the
- * environment the one given (nothing of the host's), the child leads its own
- * process group, and close() ends the whole group: SIGTERM, then SIGKILL.
+ * environment the one given (nothing of the host's), and close() ends it:
+ * SIGTERM, then SIGKILL. A confined server's launcher puts it in a process
+ * group of its own and reaps all it started when signalled (bwrap's PID
+ * namespace ends with it); an unconfined one is made to lead its own group
+ * here, and the whole group is signalled.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -21,6 +24,12 @@ export interface StdioOptions {
   cwd: string
   maxMessageBytes: number
   stderr: StderrTail
+  /**
+   * start the process as the leader of a new session and signal its whole group: for a server
+   * nothing else reaps (unconfined). Not for confined ones: a new session is a new scheduler
+   * autogroup, which cost ~1 ms per call on a loaded machine (native/landlock-run/terminal.c)
+   */
+  ownGroup: boolean
 }
 
 export interface ExitInfo {
@@ -53,8 +62,7 @@ export class ConfinedStdioTransport implements Transport {
     if (this.child) throw new Error('the transport is already started')
     const [file, ...args] = this.options.argv
     return new Promise((resolve, reject) => {
-      // Why detached: the server leads its own process group, so close() reaches all it started
-      const child = spawn(file!, args, { cwd: this.options.cwd, env: { ...this.options.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true, shell: false })
+      const child = spawn(file!, args, { cwd: this.options.cwd, env: { ...this.options.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: this.options.ownGroup, shell: false })
       this.child = child
       child.once('error', (error) => {
         reject(error)
@@ -119,8 +127,9 @@ export class ConfinedStdioTransport implements Transport {
     if (!child || child.pid === undefined) return
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
     child.stdin.end()
-    signalGroup(child.pid, 'SIGTERM')
-    const timer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), KILL_GRACE_MS)
+    const pid = this.options.ownGroup ? -child.pid : child.pid
+    signal(pid, 'SIGTERM')
+    const timer = setTimeout(() => signal(pid, 'SIGKILL'), KILL_GRACE_MS)
     // Why: a process that left the group and holds the pipes open must not keep close() waiting
     const pipes = setTimeout(() => {
       child.stdout.destroy()
@@ -131,14 +140,15 @@ export class ConfinedStdioTransport implements Transport {
     } finally {
       clearTimeout(timer)
       clearTimeout(pipes)
-      // Why again: a descendant that ignored SIGTERM may still hold the group
-      signalGroup(child.pid, 'SIGKILL')
+      // Why again: a descendant in the group that ignored SIGTERM may still run
+      if (this.options.ownGroup) signal(pid, 'SIGKILL')
     }
   }
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+/** a negative pid is a process group */
+function signal(pid: number, name: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal)
+    process.kill(pid, name)
   } catch {}
 }
