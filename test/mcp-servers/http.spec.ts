@@ -19,6 +19,9 @@ afterEach(async () => {
   close = undefined
 })
 
+/** the events of the session mcp-servers records its HTTP servers' connections in */
+const serverLog = (k: TestKernel) => k.ctx.sessions.list().filter((s) => s.id.startsWith('mcp-servers-')).flatMap((s) => s.events())
+
 /** A stateless Streamable HTTP MCP server with one echo tool; counts the requests it got. */
 async function httpServer(): Promise<{ url: string; requests: () => number }> {
   let requests = 0
@@ -47,7 +50,7 @@ describe('mcp-servers: Streamable HTTP', () => {
     k = await kernelWith({ servers: { web: { url: upstream.url } }, config: { maxFailures: 0 } })
     expect(toolNames(k)).toEqual([])
     expect(upstream.requests()).toBe(0)
-    const refused = k.ctx.sessions.open({ id: 'mcp-servers' }).events().filter((e) => e.type === 'sandbox/network')
+    const refused = serverLog(k).filter((e) => e.type === 'sandbox/network')
     expect(refused[0]?.data).toMatchObject({ host: '127.0.0.1', allowed: false })
   })
 
@@ -56,7 +59,7 @@ describe('mcp-servers: Streamable HTTP', () => {
     k = await kernelWith({ sandbox: { network: { allow: ['127.0.0.1'] } }, servers: { web: { url: upstream.url } } })
     expect(await eventually(() => toolNames(k!).includes('mcp__web__echo'))).toBe(true)
     expect(text(await k.call('mcp__web__echo', { text: 'hi' }))).toBe('http:hi')
-    const events = k.ctx.sessions.open({ id: 'mcp-servers' }).events().filter((e) => e.type === 'sandbox/network')
+    const events = serverLog(k).filter((e) => e.type === 'sandbox/network')
     expect(events.length).toBeGreaterThan(0)
     expect(events.every((e) => (e.data as any).allowed)).toBe(true)
   })

@@ -6,6 +6,7 @@
  * the kernel's pool (pool.ts), so a reload that leaves a server's config as
  * it was leaves its process running.
  */
+import { randomUUID } from 'node:crypto'
 import type { Context } from 'cordis'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { canonicalJson, describeError, KernelError, type Session } from '@dsh/kernel'
@@ -53,8 +54,9 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     active = false
   })
   let recordSession: Session | undefined
-  // Why a session of its own: an HTTP server's connections outside any call are recorded too (sandbox/network)
-  const recorder = () => ({ session: (recordSession ??= ctx.sessions.open({ id: 'mcp-servers' })), callId: 'mcp-servers' })
+  // Why a session of its own: an HTTP server's connections outside any call are recorded too (sandbox/network);
+  // one per kernel, as two dsh processes on one workspace must not append to one log
+  const recorder = () => ({ session: (recordSession ??= ctx.sessions.open({ id: `mcp-servers-${randomUUID()}` })), callId: 'mcp-servers' })
   const limits = {
     initializeTimeoutMs: config.initializeTimeoutMs, callTimeoutMs: config.callTimeoutMs, maxFailures: config.maxFailures,
     restartBackoffMs: config.restartBackoffMs, maxMessageBytes: config.maxMessageBytes, stderrTailBytes: config.stderrTailBytes,
