@@ -97,6 +97,28 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
       expect(await eventually(() => serverPids(dir).length === 0)).toBe(true)
     })
 
+    it('network allow list: the server reaches a listed host through the proxy, and no other', async () => {
+      const host = await listener()
+      try {
+        k = await kernelWith({ sandbox: { backends: [backend] }, servers: {
+          open: fixtureServer({ sandbox: { network: { allow: ['127.0.0.1'] } } }),
+          closed: fixtureServer({ sandbox: { network: { allow: ['example.org'] } } }),
+        } })
+        const refused = await k.call('mcp__closed__connect_via_proxy', { host: '127.0.0.1', port: host.port })
+        expect(refused.isError, text(refused)).toBe(true)
+        expect(refused.error?.message).toMatch(/proxy refused: HTTP\/1\.[01] 403/)
+        expect(host.reached()).toBe(0)
+        const direct = await k.call('mcp__open__connect', { host: '127.0.0.1', port: host.port })
+        expect(direct.isError).toBe(true)
+        expect(host.reached()).toBe(0)
+        const tunnel = await k.call('mcp__open__connect_via_proxy', { host: '127.0.0.1', port: host.port })
+        expect(tunnel.isError, text(tunnel)).toBe(false)
+        expect(await eventually(() => host.reached() === 1)).toBe(true)
+      } finally {
+        host.close()
+      }
+    })
+
     it('a server cannot read the credential stores the sandbox denies', async () => {
       k = await start('read-only')
       const r = await k.call('mcp__fix__read_file', { path: '/etc/shadow' })
