@@ -49,6 +49,14 @@ describe('mcp-servers: hostile servers', () => {
     expect(await eventually(() => serverPids(k!.dir).length === 0)).toBe(true)
   })
 
+  it('a call the server never answers ends TIMEOUT naming callTimeoutMs, and the server is told to stop', async () => {
+    k = await kernelWith({ servers: { fix: fixtureServer() }, config: { callTimeoutMs: 300 } })
+    const r = await k.call('mcp__fix__sleep', { ms: 60_000 })
+    expect(r.error?.code).toBe('TIMEOUT')
+    expect(r.error?.message).toBe('mcp__fix__sleep: MCP server fix did not answer sleep within callTimeoutMs (300 ms)')
+    expect(await eventually(async () => (((await k!.call('mcp__fix__cancelled', {})).value as any)?.ids ?? []).length === 1)).toBe(true)
+  })
+
   it('a 50 MB result is refused as over maxMessageBytes: the call ends with that reason, the server restarts', async () => {
     k = await kernelWith({ servers: { fix: fixtureServer() }, config: { maxMessageBytes: 8 * 1024 * 1024 } })
     const r = await k.call('mcp__fix__huge', { mb: 50 })
