@@ -53,7 +53,7 @@ export function serverPolicy(config: StdioServerConfig, options: Pick<ConnectOpt
   }
 }
 
-async function stdioTransport(name: string, config: StdioServerConfig, options: ConnectOptions): Promise<{ transport: ConfinedStdioTransport; confined: Confined }> {
+async function stdioTransport(config: StdioServerConfig, options: ConnectOptions): Promise<{ transport: ConfinedStdioTransport; confined: Confined }> {
   const program = findProgram(config.command, config.env?.PATH ?? SANDBOX_PATH)
   const cwd = config.cwd === undefined ? options.workspace : resolve(options.workspace, config.cwd)
   const policy = serverPolicy(config, options)
@@ -106,7 +106,7 @@ export async function connect(name: string, config: ServerConfig, options: Conne
   if (isHttp(config)) {
     transport = httpTransport(config, options)
   } else {
-    ({ transport, confined } = await stdioTransport(name, config, options))
+    ({ transport, confined } = await stdioTransport(config, options))
   }
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: resultValidator() })
   const limit = options.initializeTimeoutMs
