@@ -16,7 +16,7 @@ import { Config, isHttp, serverConfigProblem, type ServerConfig } from './config
 import './events.js'
 import { serverNameProblem, toolName, toolNameProblem } from './names.js'
 import { poolFor } from './pool.js'
-import { describeProblem, readSources } from './sources.js'
+import { readSources } from './sources.js'
 import { UpstreamServer, type ServerOwner } from './server.js'
 import { upstreamTool } from './tools.js'
 
@@ -33,8 +33,8 @@ async function gather(ctx: Context, config: Config, workspace: string): Promise<
   }
   const servers = new Map<string, ServerConfig>(Object.entries(config.servers))
   const read = await readSources(config.sources, { cwd: workspace, env: process.env })
-  for (const problem of read.problems) ctx.logger('mcp-servers').warn(describeProblem(problem))
-  for (const [server, found] of Object.entries(read.servers)) if (!servers.has(server)) servers.set(server, found.config)
+  for (const problem of read.problems) ctx.logger('mcp-servers').warn(problem)
+  for (const [server, found] of read.servers) if (!servers.has(server)) servers.set(server, found)
   for (const excluded of config.exclude) servers.delete(excluded)
   for (const server of servers.keys()) {
     const problem = serverNameProblem(server)
