@@ -18,7 +18,7 @@ import { checkPluginCode } from './read-loaded.js'
 import { formatLocated, loadLocation } from './load-location.js'
 import { codeTree } from './code-reload/code-tree.js'
 
-export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions'] as const
+export const BUNDLED = ['timeout-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'spill-policy', 'ui-approval', 'workspace-tools', 'tool-cordis', 'otel', 'claude-code-permissions', 'mcp-servers'] as const
 
 export interface PluginModule {
   name?: string

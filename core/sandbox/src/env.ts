@@ -20,8 +20,8 @@ export function sandboxEnv(home: string): Record<string, string> {
  * cases: HTTP for http(s) clients, SOCKS5 with remote name resolution for the
  * rest (`socks5h`: the command has no DNS, the proxy resolves).
  */
-export function confinedEnv(policy: { readonly workspace: string; readonly proxy?: ProxyEndpoint }): Readonly<Record<string, string>> {
-  const env = sandboxEnv(policy.workspace)
+export function confinedEnv(policy: { readonly workspace: string; readonly proxy?: ProxyEndpoint; readonly env?: Readonly<Record<string, string>> }): Readonly<Record<string, string>> {
+  const env = { ...sandboxEnv(policy.workspace), ...policy.env }
   if (policy.proxy) {
     const { username, password } = policy.proxy.credential
     const http = `http://${username}:${password}@127.0.0.1:${policy.proxy.port}`
@@ -40,12 +40,17 @@ export function confinedEnv(policy: { readonly workspace: string; readonly proxy
  */
 export const CREDENTIAL_VARIABLES: readonly string[] = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']
 
-/** `--env NAME=VALUE` for each variable, as landlock-run takes them; `--env-from NAME` for the credential's. */
-export function launcherEnvArgs(env: Readonly<Record<string, string>>): string[] {
-  return Object.entries(env).flatMap(([name, value]) => (CREDENTIAL_VARIABLES.includes(name) ? ['--env-from', name] : ['--env', `${name}=${value}`]))
+/** Variables whose values reach the launcher by its environment: the credential's, and the policy's own (a server's token). */
+function fromSpawnEnv(name: string, own?: Readonly<Record<string, string>>): boolean {
+  return CREDENTIAL_VARIABLES.includes(name) || (own !== undefined && Object.hasOwn(own, name))
 }
 
-/** What the confined argv must be spawned with in its environment: the credential's variables of `env`. */
-export function spawnEnvOf(env: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  return Object.freeze(Object.fromEntries(Object.entries(env).filter(([name]) => CREDENTIAL_VARIABLES.includes(name))))
+/** `--env NAME=VALUE` for each variable, as landlock-run takes them; `--env-from NAME` for the credential's and the policy's own. */
+export function launcherEnvArgs(env: Readonly<Record<string, string>>, own?: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).flatMap(([name, value]) => (fromSpawnEnv(name, own) ? ['--env-from', name] : ['--env', `${name}=${value}`]))
+}
+
+/** What the confined argv must be spawned with in its environment: the credential's variables of `env`, and the policy's own. */
+export function spawnEnvOf(env: Readonly<Record<string, string>>, own?: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  return Object.freeze(Object.fromEntries(Object.entries(env).filter(([name]) => fromSpawnEnv(name, own))))
 }

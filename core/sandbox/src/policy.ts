@@ -5,6 +5,7 @@
  * allows. Bad input is an `INVALID_POLICY` error naming the field.
  */
 import { realpathSync, statSync } from 'node:fs'
+import { CREDENTIAL_VARIABLES } from './env.js'
 import { isAbsolute, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
@@ -79,7 +80,7 @@ export interface PolicyDefaults {
   ownerOf?: (path: string) => string | undefined
 }
 
-const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits', 'readDeny', 'readAllow', 'protectedPaths'])
+const KEYS = new Set(['mode', 'workspace', 'writableRoots', 'network', 'limits', 'readDeny', 'readAllow', 'protectedPaths', 'env'])
 
 /**
  * Check a policy and resolve its paths. `allowedRoots` are the real paths
@@ -112,5 +113,23 @@ export function resolvePolicy(policy: unknown, allowedRoots: readonly string[], 
   const protectedPaths = Object.freeze(protectedList(protectedExtra, defaults.git ?? 'read-only'))
   // Why no policy field for them: what dsh loads is protected whatever a policy asks
   const registeredPaths = Object.freeze(registeredInside(defaults.registered ?? [], writableRoots, defaults.ownerOf))
-  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read, protectedPaths, registeredPaths })
+  const env = checkPolicyEnv(p.env)
+  return Object.freeze({ mode: p.mode, workspace, writableRoots: Object.freeze(writableRoots), network, limits, ...read, protectedPaths, registeredPaths, ...(env ? { env } : {}) })
+}
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** A policy's extra variables: names a shell accepts, string values without NUL, never one the sandbox sets itself. */
+function checkPolicyEnv(env: unknown): Readonly<Record<string, string>> | undefined {
+  if (env === undefined) return undefined
+  if (!env || typeof env !== 'object' || Array.isArray(env)) invalid('env', 'must be an object of variable names to strings', env)
+  const checked: Record<string, string> = Object.create(null)
+  for (const [name, value] of Object.entries(env)) {
+    if (!VARIABLE_NAME.test(name)) invalid(`env.${name}`, 'is not a variable name')
+    if (typeof value !== 'string' || value.includes('\0')) invalid(`env.${name}`, 'must be a string without NUL', value)
+    // Why: the proxy variables carry the call's credential, set by the sandbox alone
+    if (CREDENTIAL_VARIABLES.includes(name)) invalid(`env.${name}`, 'is set by the sandbox itself (the network proxy)')
+    checked[name] = value
+  }
+  return Object.keys(checked).length ? Object.freeze({ ...checked }) : undefined
 }

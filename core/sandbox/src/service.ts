@@ -348,7 +348,7 @@ export class SandboxService extends Service {
       enforcement,
       unenforced: Object.freeze([...unenforced]),
       env,
-      spawnEnv: spawnEnvOf(env),
+      spawnEnv: spawnEnvOf(env, policy.env),
       hidden: Object.freeze([...hidden]),
       restores: Object.freeze([...restores]),
       cleanup: () => {

@@ -27,6 +27,11 @@ export interface SandboxPolicy {
   readAllow?: string[]
   /** relative paths kept read-only in every writable root besides the core ones (default DEFAULT_PROTECTED_PATHS) */
   protectedPaths?: string[]
+  /**
+   * variables added to the command's fixed environment (a server's token, say); their values
+   * reach the launcher by its environment (`Confined.spawnEnv`), never its argv
+   */
+  env?: Record<string, string>
 }
 
 /** A policy after checking: real paths, defaults filled in. */
@@ -47,6 +52,8 @@ export interface ResolvedPolicy {
   readonly readAllow: readonly string[]
   /** every protected path, relative (`.git`, `.git/hooks`, `.envrc`): the core ones and the policy's */
   readonly protectedPaths: readonly string[]
+  /** the policy's own variables, checked; absent when it has none */
+  readonly env?: Readonly<Record<string, string>>
   /**
    * absolute paths registered with `protect()` (the config file in use, plugin files, settings files)
    * that lie inside the writable roots: protected besides `protectedPaths`; empty unless `workspace-write`

@@ -193,7 +193,7 @@ export function bwrapArgs(bwrap: string, launcher: string, argv: readonly string
   // Why the workspace before the covers: a denied path inside it is covered on the bind, not beneath it
   if (tmp) args.push('--mount-tmp', ...(isInside('/tmp', policy.workspace) ? ['--mount-ro', policy.workspace] : []))
   if (inner) args.push(...launcherHideArgs(mounts))
-  args.push(...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
+  args.push(...launcherEnvArgs(confinedEnv(policy), policy.env), ...launcherLimitArgs(policy.limits), '--ro', '/', '--rw', '/tmp', '--rw', '/dev')
   // Why: bwrap bound each root by name; the launcher's rule on it must be on the directory the host resolved
   if (policy.mode === 'workspace-write') args.push(...inodeArgs(policy.writableRoots))
   for (const root of policy.writableRoots) args.push('--rw', root)

@@ -32,7 +32,7 @@ export interface LandlockNsOptions {
 
 /** The launcher's argv for a policy: the binds in order (roots, then protected entries over them), then the rules. */
 export function landlockNsArgs(launcher: string, argv: readonly string[], policy: ResolvedPolicy, mounts: HideMounts = hideMounts(policy)): string[] {
-  const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits)]
+  const args = [launcher, '--namespaces', '--chdir', policy.workspace, ...launcherEnvArgs(confinedEnv(policy), policy.env), ...launcherLimitArgs(policy.limits)]
   if (policy.mode === 'workspace-write') {
     const binds = protectedBinds(policy)
     // Why: each bind's source, the rules and the working directory are opened by name; each must be what was resolved here

@@ -83,7 +83,7 @@ export function landlockCovers(policy: ResolvedPolicy, readRules: readonly strin
 
 /** The launcher's arguments for a policy; `readRules` come from the probe. */
 export function landlockArgs(policy: ResolvedPolicy, readRules: readonly string[], carved: CarvedRules & { args?: string[]; workspace?: boolean } = landlockReadRules(policy, readRules)): string[] {
-  const args = [...(carved.args ?? []), ...launcherEnvArgs(confinedEnv(policy)), ...launcherLimitArgs(policy.limits), ...carved.rules]
+  const args = [...(carved.args ?? []), ...launcherEnvArgs(confinedEnv(policy), policy.env), ...launcherLimitArgs(policy.limits), ...carved.rules]
   // Why: a root's rule is opened by name; it must be on the directory resolved here, not one swapped in since
   const own = policy.mode === 'workspace-write' ? policy.writableRoots : [policy.workspace]
   args.push(...inodeArgs(own))

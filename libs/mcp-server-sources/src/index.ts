@@ -1,0 +1,7 @@
+export * from './types.js'
+export * from './files.js'
+export * from './read.js'
+export { expandClaudeVariables, UnsetVariable } from './claude-expand.js'
+export { claudeServerConfig } from './claude-entry.js'
+export { codexServerConfig } from './codex-entry.js'
+export { EntryProblem } from './check.js'

@@ -1,0 +1,90 @@
+// Real kernels with mcp-servers loaded on the fixture servers (the official
+// SDK's server, test/fixtures/mcp-servers), and ways to see their processes.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createTestKernel, type TestKernel } from 'dsh/testing'
+import type { ToolResult } from '@dsh/tools'
+// the plugin's events (mcp-servers/exited, mcp-servers/skipped) on ctx.on
+import type {} from '@dsh/mcp-servers'
+
+const fixtures = fileURLToPath(new URL('../fixtures/mcp-servers/', import.meta.url))
+export const FIXTURE = path.join(fixtures, 'fixture-server.mjs')
+export const RAW = path.join(fixtures, 'raw-server.mjs')
+
+/** A stdio server config running `script` with this node. */
+export function nodeServer(script: string, extra: Record<string, unknown> = {}, args: string[] = []): Record<string, unknown> {
+  return { command: process.execPath, args: [script, ...args], ...extra }
+}
+
+export const fixtureServer = (extra: Record<string, unknown> = {}) => nodeServer(FIXTURE, extra)
+
+export interface Options {
+  servers?: Record<string, unknown>
+  config?: Record<string, unknown>
+  plugins?: Record<string, unknown>
+  sandbox?: Record<string, unknown>
+  approval?: Record<string, unknown>
+}
+
+export async function kernelWith(options: Options): Promise<TestKernel> {
+  return createTestKernel({
+    ...(options.approval ? { approval: options.approval as any } : {}),
+    sandbox: { ...options.sandbox },
+    plugins: { ...options.plugins, 'mcp-servers': { servers: options.servers ?? {}, restartBackoffMs: 50, ...options.config } },
+  })
+}
+
+export const text = (r: ToolResult) => r.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+
+/** pids of live processes whose command line holds `needle` */
+export function processesWith(needle: string): number[] {
+  const found: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // a zombie is gone for every purpose but its parent's wait
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue
+      if (cmdline.includes(needle)) found.push(Number(entry))
+    } catch {}
+  }
+  return found
+}
+
+/** pids of live processes started for a kernel whose workspace is `dir` (a server and its launcher have HOME=dir) */
+export function serverPids(dir: string): number[] {
+  const found: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`HOME=${dir}`)) found.push(Number(entry))
+    } catch {}
+  }
+  return found
+}
+
+/** Stop the kernel, wait (bounded) for its servers' processes to go, then remove its directory; says whether they went. */
+export async function stop(k: TestKernel): Promise<boolean> {
+  await k.dispose()
+  const gone = await eventually(() => serverPids(k.dir).length === 0)
+  await k.cleanup()
+  return gone
+}
+
+/** Wait (bounded) until `check` holds; returns whether it did. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 8000): Promise<boolean> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await check()) return true
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return check()
+}
+
+export function toolNames(k: TestKernel): string[] {
+  return k.ctx.tools.schemas().map((s: { name: string }) => s.name).filter((n: string) => n.startsWith('mcp__')).sort()
+}
