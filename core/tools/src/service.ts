@@ -5,7 +5,8 @@
  * context proxies.
  */
 import { Context, Service } from 'cordis'
-import { detachServiceContext, exposeService, KernelError, listenerList, ownerName, raw, unwrapArgument } from '@dsh/kernel'
+import { KernelError, listenerList, ownerName } from '@dsh/kernel'
+import { detachServiceContext, exposeService, raw, unwrapArgument } from '@dsh/kernel/internals'
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
