@@ -9,6 +9,7 @@ import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
 import { protectedRenamesSuite } from './protected-renames.js'
+import { readOnlyPathsSuite } from './read-only-paths.js'
 import { readDenySuite } from './read-deny.js'
 import { resolvedSwapSuite } from './resolved-swap.js'
 
@@ -19,4 +20,5 @@ await namespaceSuite('landlock-ns')
 await protectedPathsSuite('landlock-ns')
 await readDenySuite('landlock-ns')
 await protectedRenamesSuite('landlock-ns')
+await readOnlyPathsSuite('landlock-ns')
 await resolvedSwapSuite('landlock-ns')

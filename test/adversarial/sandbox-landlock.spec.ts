@@ -5,6 +5,7 @@ import { limitsSuite } from './limits.js'
 import { namespaceSuite } from './namespace-only.js'
 import { protectedPathsSuite } from './protected-paths.js'
 import { protectedRenamesSuite } from './protected-renames.js'
+import { readOnlyPathsSuite } from './read-only-paths.js'
 import { readDenySuite } from './read-deny.js'
 import { resolvedSwapSuite } from './resolved-swap.js'
 
@@ -15,4 +16,5 @@ await namespaceSuite('landlock')
 await readDenySuite('landlock')
 await protectedPathsSuite('landlock')
 await protectedRenamesSuite('landlock')
+await readOnlyPathsSuite('landlock')
 await resolvedSwapSuite('landlock')

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Context, Service, symbols } from 'cordis'
-import { cordisInternalsProblems, detachServiceContext, exposeAccessors, exposeService, filterHooks, hookReader, hookTable, ownerName, raw, unwrapArgument, unwrapListener } from '@dsh/kernel'
+import { ownerName } from '@dsh/kernel'
+import { cordisInternalsProblems, detachServiceContext, exposeAccessors, exposeService, filterHooks, hookReader, hookTable, raw, unwrapArgument, unwrapListener } from '@dsh/kernel/internals'
 
 // the cordis line these internals were checked against; a different one must be re-checked here
 const PINNED = /^3\.18\./

@@ -50,7 +50,7 @@ describe('ctx.sandbox.restrict', () => {
     })
     const confined = await sandbox.confine(['/bin/true'], { mode: 'workspace-write', workspace: ws, readDeny: [] })
     expect(seen[0].readDeny).toEqual([path.join(ws, '.env')])
-    expect(seen[0].readOnlyPaths).toEqual([path.join(ws, 'src')])
+    expect(seen[0].registeredPaths).toEqual([path.join(ws, 'src')])
     expect(confined.unenforced).toContain('path-rules-new-paths')
     expect(confined.enforcement).toBe('partial')
     fork.dispose()

@@ -8,7 +8,7 @@
  * tool removed meanwhile reaches the pipeline and ends `UNKNOWN_TOOL`.
  */
 import type { ToolSet } from 'ai'
-import { canonicalJson, raw, ToolScheduler, type ToolService } from 'dsh'
+import { canonicalJson, ToolScheduler, type ToolService } from 'dsh'
 import type { AiSdkToolsOptions, KernelHandle } from './kernel-handle.js'
 import { buildToolSet } from './tool-set.js'
 
@@ -28,7 +28,7 @@ export interface AiSdkToolSource {
 
 export function followAiSdkTools(kernel: KernelHandle, options: FollowAiSdkToolsOptions): AiSdkToolSource {
   const scheduler = new ToolScheduler()
-  const wireKey = () => canonicalJson((raw(kernel.ctx.tools) as ToolService).wireSchemas(options.scope))
+  const wireKey = () => canonicalJson((kernel.ctx.tools as ToolService).wireSchemas(options.scope))
   let cached: { key: string; set: ToolSet } | undefined
   let disposed = false
 

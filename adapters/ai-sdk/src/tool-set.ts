@@ -7,14 +7,15 @@
  * by the tools' concurrency class: `exclusive` ones run alone.
  */
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from 'ai'
-import { raw, ToolScheduler, type ToolService } from 'dsh'
+import { ToolScheduler, type ToolService } from 'dsh'
 import type { AiSdkToolsOptions, KernelHandle } from './kernel-handle.js'
 import { toolOutput } from './output.js'
 
 /** Build a tool set; the scheduler is shared by every set of one source. */
 export function buildToolSet(kernel: KernelHandle, options: AiSdkToolsOptions, scheduler: ToolScheduler): ToolSet {
   const { session, scope } = options
-  const tools = (): ToolService => raw(kernel.ctx.tools)
+  // read at each use: a reload may replace the service
+  const tools = (): ToolService => kernel.ctx.tools
   // names come from plugins and the model: no prototype, so `constructor` or `toString` never resolve to Object's
   const set: ToolSet = Object.create(null)
   for (const schema of tools().wireSchemas(scope)) {

@@ -39,7 +39,8 @@ export class HostRun {
   private readonly timer: NodeJS.Timeout
   private answerTimer: NodeJS.Timeout | undefined
   private killTimer: NodeJS.Timeout | undefined
-  private readonly onAbort = () => this.cancel({ code: 'ABORTED', message: 'the caller aborted the run' })
+  // sub-calls in flight hear the caller's own reason, as a body under no run would
+  private readonly onAbort = () => this.cancel({ code: 'ABORTED', message: 'the caller aborted the run' }, this.request.signal?.reason)
 
   constructor(
     readonly id: number,
@@ -66,11 +67,11 @@ export class HostRun {
     return { t: 'run', run: this.id, code: this.request.code, tools: this.tools, limits: this.limits, deadline: this.deadline }
   }
 
-  cancel(why: Cancellation): void {
+  cancel(why: Cancellation, reason: unknown = new Error(why.message)): void {
     if (this.finished || this.cancelled) return
     this.cancelled = why
     // sub-calls still in flight hear it through their signal
-    this.ended.abort(new Error(why.message))
+    this.ended.abort(reason)
     const host = this.host
     if (!host) return this.finish({ ok: false, ...why, logs: '' })
     host.cancel(this.id)

@@ -4,7 +4,8 @@
  */
 import { Context } from 'cordis'
 import { resolve } from 'node:path'
-import { canonicalJson, describeError, exposeAccessors, KernelError, raw, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
+import { canonicalJson, describeError, KernelError, SessionService, type Session, type SessionOptions } from '@dsh/kernel'
+import { exposeAccessors, raw } from '@dsh/kernel/internals'
 import { SystemPromptService } from '@dsh/system-prompt'
 import { codeMode, ToolService, type ExecuteInput, type ToolResult } from '@dsh/tools'
 import { ApprovalService, applyPreset, resolveApprovalConfig } from '@dsh/approval'

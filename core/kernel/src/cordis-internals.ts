@@ -143,9 +143,11 @@ const exposed = new WeakMap<object, Set<string>>()
  * holder (an object with an own `symbols.shadow`, whose prototype `getTraceable` returns as
  * it is) so cordis does not trace it again. Only this root's contexts are touched, never
  * cordis's prototypes. Lost: cordis's warning for a plugin that reads the service without
- * declaring `inject`.
+ * declaring `inject`. `direct` names methods that never read `this.ctx` (pure reads, a
+ * dispatch that takes its scope as an argument): the holder has them as own properties bound
+ * to the service, so a plugin calling them through its trace pays no trap (~2.5 µs a call).
  */
-export function exposeService(ctx: Context, name: string): void {
+export function exposeService(ctx: Context, name: string, direct: readonly string[] = []): void {
   // defined on the context object behind the root's proxy (no defineProperty trap): only this root's contexts see it
   const root = ctx.root as unknown as Record<PropertyKey, any>
   let names = exposed.get(root)
@@ -162,10 +164,28 @@ export function exposeService(ctx: Context, name: string): void {
       const value = this[symbols.store][this[symbols.isolate][name]]?.value
       if (!isObject(value)) return value
       let trace = traces.get(this)
-      if (trace?.value !== value) traces.set(this, (trace = { value, held: Object.create(getTraceable(this as unknown as Context, value, true), { [symbols.shadow]: { value: true } }) }))
+      if (trace?.value !== value) traces.set(this, (trace = { value, held: holder(getTraceable(this as unknown as Context, value, true), value, direct) }))
       return trace.held
     },
   })
+}
+
+/**
+ * A shadow holder for `traced`: cordis hands out the holder's prototype as it is. Without `direct`
+ * that is the trace itself; with it, a layer over the trace whose own `direct` methods are bound
+ * to the raw service (everything else still reads through the trace).
+ */
+function holder(traced: object, value: object, direct: readonly string[]): object {
+  let layer = traced
+  if (direct.length) {
+    const methods: PropertyDescriptorMap = {}
+    for (const method of direct) {
+      const fn = (value as Record<string, unknown>)[method]
+      if (typeof fn === 'function') methods[method] = { value: fn.bind(value) }
+    }
+    layer = Object.create(traced, methods)
+  }
+  return Object.create(layer, { [symbols.shadow]: { value: true } })
 }
 
 /** Whether `object` or an object on its prototype chain has `name` (no proxy trap is asked: cordis's context handler has none for descriptors). */

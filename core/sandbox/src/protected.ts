@@ -119,12 +119,10 @@ export function protectedPathsOf(roots: readonly string[], names: readonly strin
 const found = new WeakMap<object, ProtectedPaths>()
 
 /** findProtected for a resolved policy, once per policy object (a call's service and provider share it). */
-export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[]; readonly registeredPaths?: readonly string[]; readonly readOnlyPaths?: readonly string[] }): ProtectedPaths {
+export function policyProtected(policy: { readonly writableRoots: readonly string[]; readonly protectedPaths: readonly string[]; readonly registeredPaths?: readonly string[] }): ProtectedPaths {
   let result = found.get(policy)
   if (!result) {
     result = findProtected(policy.writableRoots, policy.protectedPaths, policy.registeredPaths)
-    // Why beside the names: a restriction's read-only paths (an Edit deny) are protected entries like the rest
-    if (policy.readOnlyPaths?.length) result = Object.freeze({ paths: Object.freeze([...new Set([...result.paths, ...policy.readOnlyPaths])]), truncated: result.truncated })
     found.set(policy, result)
   }
   return result

@@ -2,8 +2,8 @@
  * The service's restrictions (`ctx.sandbox.restrict`): what plugins add to
  * every policy it resolves — claude-code-permissions' `Read(...)` and
  * `Edit(...)` denies, the kernel's own data directory. They only narrow: a
- * restriction's paths join the policy's `readDeny`, or are kept read-only as
- * protected paths are (a read-only path that is or holds a writable root
+ * restriction's paths join the policy's `readDeny`, or join its registered
+ * paths, kept read-only exactly as `ctx.sandbox.protect(paths)` keeps them (a read-only path that is or holds a writable root
  * takes that root out of the writable ones: the workspace's makes the call
  * read-only), whatever the policy itself says; a restriction that
  * throws or answers something malformed fails the policy (the call is
@@ -88,7 +88,9 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
     ...policy,
     ...narrowed,
     readDeny: Object.freeze(readDeny),
-    readOnlyPaths: Object.freeze([...new Set([...(policy.readOnlyPaths ?? []), ...inRoots])]),
+    // Why the registered list (ctx.sandbox.protect's): one mechanism keeps both read-only — the same
+    // binds and rules, the same guard on renamed ancestors, the same copy put back on every backend
+    registeredPaths: Object.freeze([...new Set([...(policy.registeredPaths ?? []), ...inRoots])]),
     restrictionGaps: Object.freeze([...new Set([...(policy.restrictionGaps ?? []), ...gaps])]),
     ...(readDenied ? { readDenied } : {}),
     ...(execs.length ? { execRules: allOf(execs) } : {}),

@@ -56,11 +56,10 @@ export interface ResolvedPolicy {
   readonly env?: Readonly<Record<string, string>>
   /**
    * absolute paths registered with `protect()` (the config file in use, plugin files, settings files)
-   * that lie inside the writable roots: protected besides `protectedPaths`; empty unless `workspace-write`
+   * and a restriction's `readOnly` paths (`restrict()`), that lie inside the writable roots: protected
+   * besides `protectedPaths`, all by one mechanism; empty unless `workspace-write`
    */
   readonly registeredPaths?: readonly string[]
-  /** real paths inside the writable roots kept read-only besides the protected names (the service's restrictions) */
-  readonly readOnlyPaths?: readonly string[]
   /** what the service's restrictions say no backend enforces of them (ids in docs/threat-model.md) */
   readonly restrictionGaps?: readonly string[]
   /** the restrictions' exact test of a real path, for the file tools: what denies reading it (a rule), or undefined */

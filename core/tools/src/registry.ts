@@ -4,7 +4,8 @@
  * views (schemas, wire schemas) cached until the registry changes.
  */
 import type { Context } from 'cordis'
-import { filterOf, KernelError } from '@dsh/kernel'
+import { KernelError } from '@dsh/kernel'
+import { filterOf } from '@dsh/kernel/internals'
 import { isSandboxMode } from './required-mode.js'
 import { transportSchema } from './code-mode/transport-schema.js'
 import { annotationsProblem, outputSchemaProblem } from './definition-checks.js'

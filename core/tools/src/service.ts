@@ -5,7 +5,8 @@
  * context proxies.
  */
 import { Context, Service } from 'cordis'
-import { detachServiceContext, exposeService, KernelError, listenerList, ownerName, raw, unwrapArgument } from '@dsh/kernel'
+import { KernelError, listenerList, ownerName } from '@dsh/kernel'
+import { detachServiceContext, exposeService, raw, unwrapArgument } from '@dsh/kernel/internals'
 import './events.js'
 import type { ApprovalGate } from './approval-gate.js'
 import { runPipeline } from './pipeline/run.js'
@@ -27,6 +28,8 @@ export interface ToolsConfig {
 }
 
 const MODES: readonly ToolsMode[] = ['native', 'code', 'both']
+/** Methods that never read `this.ctx`: read through a plugin's trace without its traps (see exposeService). */
+const DIRECT_METHODS = ['get', 'schemas', 'wireSchemas', 'execute', 'concurrency'] as const
 
 const ownContexts = new WeakMap<object, Context>()
 
@@ -57,8 +60,9 @@ export class ToolService extends Service {
     }
     // a shadow context per traced member access was most of the cost of a registration
     ownContexts.set(this, detachServiceContext(this))
-    // `ctx.tools` is read on every public call (`ctx.tools.execute`): skip cordis's costly service lookup
-    exposeService(ctx, 'tools')
+    // `ctx.tools` is read on every public call (`ctx.tools.execute`): skip cordis's costly service lookup;
+    // the methods that never read `this.ctx` skip the trace's traps too (a plugin's per-call lookup)
+    exposeService(ctx, 'tools', DIRECT_METHODS)
   }
 
   get mode(): ToolsMode {

@@ -27,7 +27,7 @@ export interface ToolCall {
   signal: AbortSignal
   /** set for sub-dispatches from a `run_code` program */
   nested: boolean
-  /** the execution the body belongs to */
+  /** the execution the body belongs to; its `signal` is this call's `signal` (one signal to listen to) */
   exec: Execution
   /** a sandbox mode an approval explicitly granted for this one call (highest in the mode resolution order) */
   approvedSandboxMode?: SandboxMode

@@ -14,7 +14,6 @@
 import type { Context } from 'cordis'
 import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
-import { raw } from '@dsh/kernel'
 import type { ApprovalOutcome, BlockDecision, DecisionSource, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
 import type { Config } from './config.js'
@@ -47,14 +46,10 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
     ...(config.settingsFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'claude' as const })),
     ...(config.codexFiles ?? []).map((file) => ({ file: resolve(workspace, file), kind: 'codex' as const })),
   ]
-  // Why the service itself, not cordis's traceable proxy of it: none of describe, readProtected and
-  // protectedStamp ties anything to this plugin's scope, and through the proxy every access to the
-  // service's own members (its probes, results, defaults) made a shadow context and a proxy
-  const found = ctx.get('sandbox') as SandboxLike | undefined
-  const sandbox = found && raw(found)
-  // Why before describing: the files are then protected like `.claude/` (and the description says how), wherever they are;
-  // through the traceable service, so the registration leaves with this plugin
-  const registered = protectFiles(found, sources.map((source) => source.file))
+  // the service as any plugin reads it (cordis's traceable): registrations through it leave with this plugin,
+  // so the files are protected like `.claude/` (and the description says how), wherever they are, before describing
+  const sandbox = ctx.get('sandbox') as SandboxLike | undefined
+  const registered = protectFiles(sandbox, sources.map((source) => source.file))
   const view = await describeSandbox(sandbox, workspace, registered)
   const store = new HookStore(inline, sources, (file) => refusal(file, roots, view, registered), ledgerReader(sandbox, roots, view, fileStamp))
   store.init()

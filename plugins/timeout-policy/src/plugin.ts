@@ -9,7 +9,6 @@
  * cleared when it settles.
  */
 import type { Context } from 'cordis'
-import { raw } from '@dsh/kernel'
 import type { Execution, ToolService } from '@dsh/tools'
 import { MAX_TIMEOUT_MS, type Config } from './config.js'
 import { withDeadline } from './deadline.js'
@@ -19,8 +18,8 @@ export const name = 'timeout-policy'
 export const inject = ['tools']
 
 export function apply(ctx: Context, config: Config): void {
-  // the raw service: the per-call lookup stays off cordis's context proxy
-  const tools = raw(ctx.tools) as ToolService
+  // read once: the per-call lookup goes through the service as this plugin sees it, not through the context
+  const tools: ToolService = ctx.tools
   // a Map, not the config object: a tool named "constructor" must not find Object's
   const overrides = new Map(Object.entries(config.tools ?? {}))
   const defaultMs = config.defaultMs

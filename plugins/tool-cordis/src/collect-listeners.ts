@@ -1,10 +1,10 @@
 /**
- * Listeners per event, read straight from cordis's hook table (`hookTable`:
- * `{ ctx, callback, prepend, global }` in call order). Nothing is composed or
+ * Listeners per event, in call order, from the kernel's public `listenerTable`
+ * (owner, prepend, global, the function registered). Nothing is composed or
  * cached here: the kernel's own listener lists are left as they are.
  */
 import type { Context } from 'cordis'
-import { hookTable, ownerName, unwrapListener } from '@dsh/kernel'
+import { listenerTable } from '@dsh/kernel'
 import { functionName } from './collect-tools.js'
 import type { ListenerGroup } from './types.js'
 
@@ -14,21 +14,19 @@ export const WATERFALLS = ['tools/pre-execute', 'tools/execute', 'tools/post-exe
 const ALWAYS_SHOWN = ['tools/result'] as const
 
 export function collectListeners(ctx: Context): ListenerGroup[] {
-  const table = hookTable(ctx)
+  const table = listenerTable(ctx)
   const fixed: readonly string[] = [...WATERFALLS, ...ALWAYS_SHOWN]
   // cordis's own bookkeeping events are named internal/*; everything else a plugin listens to is shown
-  const others = Object.keys(table)
-    .filter((name) => !name.startsWith('internal/') && !fixed.includes(name) && (table[name]?.length ?? 0) > 0)
-    .sort()
+  const others = [...table.keys()].filter((name) => !name.startsWith('internal/') && !fixed.includes(name)).sort()
   return [...fixed, ...others].map((event) => ({
     event,
     kind: (WATERFALLS as readonly string[]).includes(event) ? 'waterfall' as const : 'event' as const,
-    listeners: (Object.hasOwn(table, event) ? table[event] ?? [] : []).map((hook, index) => ({
+    listeners: (table.get(event) ?? []).map((listener, index) => ({
       order: index + 1,
-      owner: ownerName(hook.ctx),
-      prepend: hook.prepend === true,
-      global: hook.global === true,
-      function: typeof hook.callback === 'function' ? functionName(unwrapListener(hook.callback as (...args: any[]) => any)) : null,
+      owner: listener.owner,
+      prepend: listener.prepend,
+      global: listener.global,
+      function: typeof listener.callback === 'function' ? functionName(listener.callback) : null,
     })),
   }))
 }

@@ -4,7 +4,7 @@
  * other plugin and service plugged on the context, from cordis's registry.
  */
 import { Context, Service } from 'cordis'
-import { describeError, isServiceName, ownerName, raw } from '@dsh/kernel'
+import { describeError, ownerName } from '@dsh/kernel'
 import { jsonSafe } from './json-safe.js'
 import type { LoadedPluginLike, PluginDirectory, PluginInfo, PluginStatus, SnapshotOptions } from './types.js'
 
@@ -76,7 +76,7 @@ export function collectPlugins(ctx: Context, options: SnapshotOptions = {}): Plu
       config: jsonSafe(loaded.config),
     })
   }
-  const registry = raw(raw(ctx.root).registry) as unknown as { values(): Iterable<ScopeLike & { name?: string; plugin?: unknown; children: ScopeLike[] }> }
+  const registry = ctx.registry as unknown as { values(): Iterable<ScopeLike & { name?: string; plugin?: unknown; children: ScopeLike[] }> }
   for (const runtime of registry.values()) {
     // the root's own runtime has no plugin
     if (!runtime.plugin) continue
@@ -87,7 +87,7 @@ export function collectPlugins(ctx: Context, options: SnapshotOptions = {}): Plu
         spec: null,
         source: 'host',
         // a Service subclass, or a plugin that provides the service of its own name (cordis's logger, timer)
-        kind: isService(runtime.plugin) || (!!runtime.name && isServiceName(ctx, runtime.name)) ? 'service' : 'plugin',
+        kind: isService(runtime.plugin) || (!!runtime.name && ctx.root.get(runtime.name) !== undefined) ? 'service' : 'plugin',
         parent: parentOf(fork),
         ...scopeStatus(fork),
         config: jsonSafe(fork.config),

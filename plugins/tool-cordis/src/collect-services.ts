@@ -5,7 +5,7 @@
  * reports what probing found so far and never probes.
  */
 import type { Context } from 'cordis'
-import { describeError, raw } from '@dsh/kernel'
+import { describeError } from '@dsh/kernel'
 import { ownerName } from '@dsh/kernel'
 import { jsonSafe } from './json-safe.js'
 import type { ApprovalInfo, ProbeInfo, PromptSectionInfo, SandboxInfo } from './types.js'
@@ -29,10 +29,10 @@ interface ApprovalView {
   presets?(): ReadonlyArray<{ name: string; policy: string; sandboxMode: string }>
 }
 
-/** The raw service, or undefined when it is not running. */
+/** The service as this plugin reads it, or undefined when it is not running. */
 export function service<T extends object>(ctx: Context, name: string): T | undefined {
   const value = ctx.root.get(name) as T | undefined
-  return value && typeof value === 'object' ? raw(value) : undefined
+  return value && typeof value === 'object' ? value : undefined
 }
 
 /**

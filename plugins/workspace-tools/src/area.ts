@@ -22,10 +22,8 @@ export interface Area {
   read: ReadPolicy
   /** the policy's protected paths (relative names), refused in every writable root */
   protectedPaths: readonly string[]
-  /** what dsh loads (the config file, plugin code, settings files) inside the writable roots, refused too */
+  /** what dsh loads (the config file, plugin code, settings files) and what restrictions keep read-only (an Edit deny rule's paths) inside the writable roots, refused too */
   registeredPaths: readonly string[]
-  /** real paths the sandbox's restrictions keep read-only (an Edit deny rule's paths) */
-  readOnly: readonly string[]
 }
 
 function real(path: string): string[] {
@@ -60,7 +58,6 @@ export function areaFor(sandbox: SandboxService, config: Config, call: ToolCall)
     read: { readDeny: policy.readDeny, readAllow: [...policy.readAllow, ...spill], ...(policy.readDenied ? { readDenied: policy.readDenied } : {}) },
     protectedPaths: policy.protectedPaths,
     registeredPaths: policy.registeredPaths ?? [],
-    readOnly: policy.readOnlyPaths ?? [],
   }
 }
 
@@ -113,7 +110,7 @@ export function checkWritable(area: Area, path: string, input: string): void {
   if (!area.writable.some((root) => isInside(root, path))) {
     throw new PathRefused(`${input} is outside the writable roots (${area.writable.join(', ')})`)
   }
-  const entry = protectedEntryOf(area.writable, path, area.protectedPaths, area.registeredPaths) ?? area.readOnly.find((p) => isInside(p, path))
+  const entry = protectedEntryOf(area.writable, path, area.protectedPaths, area.registeredPaths)
   // Why: git hooks, agent settings, MCP configs and dsh's own config or plugin code written here would later run outside any sandbox
   if (entry) throw new PathRefused(`${input} is inside the protected path ${entry}, which stays read-only`)
   const denied = deniedBy(area.read, path)

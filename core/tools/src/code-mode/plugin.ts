@@ -7,7 +7,7 @@
  */
 import type { Context } from 'cordis'
 import { CodeRuntime, type CodeLimits } from '@dsh/code-runtime'
-import { raw } from '@dsh/kernel'
+import { raw } from '@dsh/kernel/internals'
 import type {} from '@dsh/system-prompt'
 import type { ToolService } from '../service.js'
 import { runCodeTool } from './run-code.js'

@@ -68,7 +68,9 @@ function runBody(dispatch: Dispatch, signal: AbortSignal): ToolResult | Promise<
   const { callId, name } = call
   // the caller may have given up while the gates ran: the body never starts then
   if (call.callerSignal.aborted) return errorResult(callId, name, 'ABORTED_BEFORE_DISPATCH', `call ${callId} was aborted before dispatch`, sourceOf('body', ready.entry.ownerName, 'the caller aborted'))
-  const exec = ready.exec
+  // one signal for the body: its exec carries the same fused signal as the call (a deadline a
+  // wrapper added reaches a body that listens to either), built only when a wrapper replaced it
+  const exec = signal === ready.exec.signal ? ready.exec : Object.freeze({ ...ready.exec, signal })
   const toolCall: ToolCall = new BodyCall(callId, name, call.session, signal, call.nested, exec, dispatch.approvedSandboxMode, audit, progressOf(call.input), dispatch.env)
   let output: unknown
   const owner = ready.entry.ownerName

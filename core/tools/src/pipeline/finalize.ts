@@ -3,7 +3,8 @@
  * freeze, the `tool/result` event, then the `tools/result` observers one by
  * one — a throwing observer breaks nothing.
  */
-import { describeError, frozenSnapshot, KernelError, unwrapListener, type JsonValue } from '@dsh/kernel'
+import { describeError, frozenSnapshot, KernelError, type JsonValue } from '@dsh/kernel'
+import { unwrapListener } from '@dsh/kernel/internals'
 import { errorResult, freezeResult, normalizeContent } from '../results.js'
 import type { Execution, ToolResult } from '../types.js'
 import type { Call, Finalizer, PipelineEnv } from './state.js'

@@ -5,7 +5,8 @@
  * tool — and never taken from what a listener says about itself.
  */
 import type { Context } from 'cordis'
-import { ownerName, unwrapListener, type ListenerList } from '@dsh/kernel'
+import { ownerName, type ListenerList } from '@dsh/kernel'
+import { unwrapListener } from '@dsh/kernel/internals'
 import type { DecisionSource, ErrorSource, ErrorSourceKind } from '../types.js'
 
 const MAX_DETAIL = 300
