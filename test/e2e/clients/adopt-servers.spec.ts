@@ -6,7 +6,7 @@
  * client changed its file since, the servers back and the client's change kept.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -125,5 +125,26 @@ describe('codex --adopt-mcp-servers / --restore', { timeout: 60_000 }, () => {
     await ok(b, ['setup', 'codex', '--restore'])
     expect(read(config)).toBe(before)
     expect(existsSync(join(b.project, 'dsh.yml'))).toBe(false)
+  })
+})
+
+describe('dsh doctor\'s hint', { timeout: 60_000 }, () => {
+  it('names the servers the client still starts itself, without changing the exit code; none after adopting them', async () => {
+    const bin = new Sandbox({ binDir: '', bin: '' })
+    box = bin
+    const stubs = join(bin.root, 'bin')
+    mkdirSync(stubs)
+    writeFileSync(join(stubs, 'claude'), '#!/bin/sh\nexit 0\n')
+    chmodSync(join(stubs, 'claude'), 0o755)
+    ;(bin as unknown as { client: { binDir: string } }).client.binDir = stubs
+    bin.write('.claude.json', JSON.stringify({ mcpServers: { mem: { type: 'stdio', command: 'npx', args: ['server-memory'] } } }), bin.home)
+    await ok(bin, ['setup', 'claude-code'])
+    const before = await bin.dsh(['doctor', 'claude-code'])
+    expect(before.code, before.stdout).toBe(0)
+    expect(before.stdout).toMatch(/hint: the client starts MCP servers itself.*mem in .*\.claude\.json.*--adopt-mcp-servers/)
+    await ok(bin, ['setup', 'claude-code', '--adopt-mcp-servers'])
+    const after = await bin.dsh(['doctor', 'claude-code'])
+    expect(after.code, after.stdout).toBe(0)
+    expect(after.stdout).not.toContain('hint:')
   })
 })
