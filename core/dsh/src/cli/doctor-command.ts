@@ -4,6 +4,7 @@
  */
 import { claudeCodeProblems } from '../clients/claude-code-doctor.js'
 import { codexProblems } from '../clients/codex-doctor.js'
+import { adoptHints } from '../clients/adopt-hints.js'
 import { onPath, render, type Problem } from '../clients/problems.js'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
 import type { Command } from './commands.js'
@@ -14,6 +15,8 @@ Reads the client's configuration as it applies in this directory and prints
 each problem with its fix: dsh not configured, the client's own shell, file or
 web tools still on, a rule that denies dsh's tools, dsh's tools not allowed
 where the client would refuse them headless, a hook that would run twice.
+A hint (which does not change the exit code) names the MCP servers the client
+still starts itself, which dsh setup --adopt-mcp-servers would move behind dsh.
 Claude Code: managed (and its drop-ins), user, project and local settings,
 ~/.claude.json and .mcp.json. Codex: ~/.codex/config.toml ($CODEX_HOME) and
 its profiles. Without a client, checks each one that is installed.
@@ -25,9 +28,9 @@ Exit codes: 0 no problem; 1 a problem (each printed with its fix); 2 the
 client is not installed (not on PATH), or bad usage.
 `
 
-const CLIENTS: Record<string, { title: string; program: string; problems: () => Problem[] }> = {
-  'claude-code': { title: 'Claude Code', program: 'claude', problems: () => claudeCodeProblems() },
-  codex: { title: 'Codex', program: 'codex', problems: () => codexProblems() },
+const CLIENTS: Record<string, { title: string; program: string; problems: () => Problem[]; hints: () => Promise<string[]> }> = {
+  'claude-code': { title: 'Claude Code', program: 'claude', problems: () => claudeCodeProblems(), hints: () => adoptHints('claude-code') },
+  codex: { title: 'Codex', program: 'codex', problems: () => codexProblems(), hints: () => adoptHints('codex') },
 }
 
 export const doctorCommand: Command = {
@@ -61,6 +64,7 @@ export const doctorCommand: Command = {
         const list = client.problems()
         problems += list.length
         process.stdout.write(render(`${client.title} (${program})`, list))
+        for (const hint of await client.hints()) process.stdout.write(`  hint: ${hint}\n`)
       }
       if (found === 0) {
         process.stderr.write('dsh doctor: neither Claude Code (claude) nor Codex (codex) is on PATH\n')

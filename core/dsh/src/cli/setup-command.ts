@@ -3,16 +3,23 @@
  * [--dry-run]`: write what makes the client use dsh's tools instead of its own into the
  * client's files, merged, idempotent; `--dry-run` prints the diff and writes nothing.
  */
+import { readFileSync } from 'node:fs'
 import { changed, ConfigFileError, diffOf, writeAll, type ConfigFile } from '../clients/config-file.js'
 import { claudeCodePlan } from '../clients/claude-code-setup.js'
 import type { ClaudeScope } from '../clients/claude-code-files.js'
 import { codexPlan } from '../clients/codex-setup.js'
 import { CLAUDE_KEPT, CODEX_KEPT } from '../clients/recipe.js'
+import { adoptPlan } from '../clients/adopt-servers.js'
+import { readRecord, recordPath, writeRecord, type AdoptClient } from '../clients/adoption-record.js'
+import { claudeFiles } from '../clients/claude-code-files.js'
+import { restorePlan } from '../clients/restore-servers.js'
+import { rmSync } from 'node:fs'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { initFileText } from './init-command.js'
 import type { Command } from './commands.js'
 
-const HELP = `Usage: dsh setup claude-code [--scope user|project|local] [--dry-run]
-       dsh setup codex [--dry-run]
+const HELP = `Usage: dsh setup claude-code [--scope user|project|local] [--adopt-mcp-servers | --restore] [--dry-run]
+       dsh setup codex [--adopt-mcp-servers | --restore] [--dry-run]
 
 Makes the client use dsh's tools (through \`dsh mcp\`, started with this node and
 this dsh by absolute path) instead of its own shell, file and web tools, and lets
@@ -34,8 +41,21 @@ Codex: ~/.codex/config.toml ($CODEX_HOME): [mcp_servers.dsh] with
   unified_exec = false, daemon_auto_start = false (the terminal UI's sessions
   end with it, and dsh mcp with them).
 
+--adopt-mcp-servers moves the client's own MCP servers of that scope (Claude
+Code: ~/.claude.json's user servers, this project's in ~/.claude.json for
+local, .mcp.json for project; Codex: [mcp_servers]) into this project's
+dsh.yml (plugins.mcp-servers.servers; made from dsh init's file when there is
+none), so that the client talks only to dsh and dsh runs them confined. A
+server that refers to a variable, that dsh cannot serve (SSE) or whose name
+dsh.yml already uses stays in the client, said with its reason. What is needed
+to put them back is kept in $XDG_STATE_HOME/dsh (~/.local/state/dsh).
+--restore puts them back (byte for byte where nothing changed the files since)
+and takes them out of dsh.yml; it leaves dsh's own setup in place.
+
 Options:
       --scope <s>   claude-code only: user (default), project or local
+      --adopt-mcp-servers  move the client's servers behind dsh (see above)
+      --restore     put the adopted servers back into the client
   -n, --dry-run     print the change as a diff; write nothing
   -h, --help        show this help
 
@@ -47,6 +67,8 @@ is written then).
 const FLAGS = {
   scope: { type: 'string' },
   'dry-run': { type: 'boolean', short: 'n' },
+  'adopt-mcp-servers': { type: 'boolean' },
+  restore: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -60,6 +82,40 @@ function report(files: readonly ConfigFile[], dryRun: boolean, kept: string, cli
   }
   out.push(`${client} keeps its own ${kept}: dsh does not replace them, and setup leaves them on.`)
   process.stdout.write(`${out.join('\n')}\n`)
+}
+
+function readForEditOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+function restore(client: AdoptClient, dryRun: boolean): number {
+  const project = claudeFiles().project
+  const store = recordPath(project)
+  const recordText = readForEditOrUndefined(store)
+  const plan = restorePlan(client, readRecord(store, project))
+  const out: string[] = []
+  if (plan.restored.length === 0) {
+    process.stdout.write(`nothing to restore: no MCP servers of ${client} were adopted in ${project}\n`)
+    return 0
+  }
+  if (dryRun) {
+    for (const file of plan.files) if (changed(file)) out.push(diffOf(file).trimEnd())
+    for (const path of plan.remove) out.push(`would remove ${path} (the adoption made it)`)
+    out.push('dry run: nothing was written')
+  } else {
+    writeAll(plan.files)
+    for (const path of plan.remove) rmSync(path, { force: true })
+    writeRecord(store, recordText, plan.record)
+    for (const file of plan.files) if (changed(file)) out.push(`updated ${file.path}`)
+    for (const path of plan.remove) out.push(`removed ${path}`)
+  }
+  out.push(`${dryRun ? 'would put back' : 'put back'} ${plan.restored.join(', ')}`)
+  process.stdout.write(`${out.join('\n')}\n`)
+  return 0
 }
 
 export const setupCommand: Command = {
@@ -90,8 +146,37 @@ export const setupCommand: Command = {
       } else {
         throw new UsageError(`unknown client ${JSON.stringify(client)}: expected claude-code or codex`)
       }
-      if (!values['dry-run']) writeAll(files)
-      report(files, values['dry-run'] === true, kept, name)
+      const dryRun = values['dry-run'] === true
+      if (values.restore) {
+        if (values['adopt-mcp-servers']) throw new UsageError('--restore and --adopt-mcp-servers undo each other: give one')
+        return restore(client as AdoptClient, dryRun)
+      }
+      const notes: string[] = []
+      let save: (() => void) | undefined
+      if (values['adopt-mcp-servers']) {
+        const project = claudeFiles().project
+        const store = recordPath(project)
+        const recordText = readForEditOrUndefined(store)
+        const record = readRecord(store, project)
+        const plan = await adoptPlan(client as AdoptClient, (values.scope ?? 'user') as ClaudeScope, {}, files, initFileText)
+        for (const file of plan.files) {
+          const at = files.findIndex((f) => f.path === file.path)
+          if (at >= 0) files[at] = file
+          else files.push(file)
+        }
+        if (plan.adoption.servers.length > 0) {
+          notes.push(`${dryRun ? 'would move' : 'moved'} ${plan.adoption.servers.map((s) => s.name).join(', ')} from ${name}'s config into ${plan.files[1]!.path} (dsh setup ${client} --restore puts ${plan.adoption.servers.length === 1 ? 'it' : 'them'} back)`)
+          save = () => writeRecord(store, recordText, { project, adoptions: [...record.adoptions, plan.adoption] })
+        } else if (plan.left.length === 0) notes.push(`no MCP server of ${name}'s to move`)
+        for (const left of plan.left) notes.push(`left ${left.name} in ${name}'s config: ${left.why}`)
+      }
+      if (!dryRun) {
+        // the record first: a failure after it leaves what --restore needs
+        save?.()
+        writeAll(files)
+      }
+      report(files, dryRun, kept, name)
+      if (notes.length > 0) process.stdout.write(`${notes.join('\n')}\n`)
       return 0
     } catch (error) {
       if (error instanceof ConfigFileError) {

@@ -81,6 +81,12 @@ export class JsonEdit {
     this.text = applyEdits(this.text, modify(this.text, path, value, { formattingOptions: this.formatting }))
   }
 
+  /** Remove `path` (nothing when it is absent). */
+  remove(path: JsonPath): void {
+    if (getPath(this.value, path) === undefined) return
+    this.text = applyEdits(this.text, modify(this.text, path, undefined, { formattingOptions: this.formatting }))
+  }
+
   /** Add each of `items` missing from the array at `path` (made when absent), at its end. */
   addToArray(path: JsonPath, items: readonly string[]): void {
     const current = getPath(this.value, path)
