@@ -58,3 +58,11 @@ export async function notUsing(backend: LocalBackend, what: string): Promise<boo
   const chosen = await sandboxBackend()
   return skipWhen(chosen !== backend, what, `it holds for the ${backend} backend, and this machine confines with ${chosen ?? 'no backend'}`)
 }
+
+/** The local backends of Linux, in the default chain's order. */
+export const LINUX_BACKENDS: readonly LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
+
+/** Why each Linux backend cannot run here, by name (undefined for one that can). */
+export async function unavailableLinuxBackends(): Promise<Record<string, string | undefined>> {
+  return Object.fromEntries(await Promise.all(LINUX_BACKENDS.map(async (backend) => [backend, await unavailable(backend)] as const)))
+}

@@ -16,6 +16,7 @@ import {
   alive, cleanTemps, mountNamespace, NET_PROBE, outsideDir, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
 } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
+import { noneLeftWith } from '../processes.js'
 
 export async function attackSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} attack suite`)
@@ -326,9 +327,12 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
 
       it('a setsid grandchild does not outlive the call, and never writes later', async () => {
         setup()
-        const r = await sh('setsid sh -c "sleep 1; echo late > late" > /dev/null 2>&1 & echo $!; (nohup sh -c "sleep 1; echo late2 > late2" >/dev/null 2>&1 &)')
+        // a sleep argument of their own: both are found by it in /proc, whatever their pid namespace
+        const token = `1.${String(process.pid).padStart(7, '0')}2`
+        const r = await sh(`setsid sh -c "sleep ${token}; echo late > late" > /dev/null 2>&1 & echo $!; (nohup sh -c "sleep ${token}; echo late2 > late2" >/dev/null 2>&1 &)`)
         expect(r.code).toBe(0)
-        await sleep(1600)
+        // gone, not slept on: left alive, each writes its file before it ends
+        expect(await noneLeftWith(token)).toBe(true)
         expect(fs.readdirSync(ws)).toEqual([])
       })
     })

@@ -6,8 +6,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Context } from 'cordis'
-import { afterAll, afterEach, beforeAll, describe } from 'vitest'
-import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest'
+import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type SandboxConfig, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
 
 const temps: string[] = []
 
@@ -77,6 +77,42 @@ export function describeOnBackend(backend: LocalBackend, title: string, skip: bo
       return sb
     })
   })
+}
+
+/**
+ * Inside a describe block on `backend`: `start(config)` starts a service with only that backend
+ * (every temp dir may be made writable), stopped after the block with the temp dirs; `sandbox()`
+ * is one started with no more before the block; `sh` runs a script under workspace-write in `ws`
+ * as bash does, on that backend, then ends the lease (`restored`: what was put back).
+ */
+export function scriptsOnBackend(backend: LocalBackend) {
+  const services: Context[] = []
+  const start = async (config: SandboxConfig = {}) => {
+    const ctx = new Context()
+    ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir(), ...config })
+    await ctx.start()
+    services.push(ctx)
+    return ctx.get('sandbox') as SandboxService
+  }
+  let started: SandboxService | undefined
+  beforeAll(async () => {
+    started = await start()
+  })
+  afterAll(async () => {
+    for (const ctx of services.splice(0)) await ctx.stop()
+    cleanTemps()
+  })
+  const sandbox = () => {
+    if (!started) throw new Error(`the ${backend} sandbox did not start`)
+    return started
+  }
+  const sh = async (service: SandboxService, ws: string, script: string) => {
+    const confined = await service.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws })
+    expect(confined.backend).toBe(backend)
+    const run = await runConfined(confined, ws)
+    return { ...run, confined, restored: confined.cleanup() }
+  }
+  return { start, sandbox, sh }
 }
 
 export interface Run {

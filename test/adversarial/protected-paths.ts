@@ -10,10 +10,9 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Context } from 'cordis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SandboxService, SNAPSHOT_MAX_BYTES, type LocalBackend, type SandboxConfig } from '@dsh/sandbox'
-import { cleanTemps, runConfined, tmp, tree } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import { SNAPSHOT_MAX_BYTES, type LocalBackend } from '@dsh/sandbox'
+import { scriptsOnBackend, tmp, tree } from './harness.js'
 import { lacks } from '../backends.js'
 
 function git(cwd: string, ...args: string[]): string {
@@ -51,34 +50,12 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
   const skip = await lacks(backend, `the ${backend} protected-path suite`)
 
   describe.skipIf(skip)(`protected paths, second round, on the ${backend} backend`, () => {
-    const services: Context[] = []
-    const start = async (config: SandboxConfig = {}) => {
-      const ctx = new Context()
-      ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir(), ...config })
-      await ctx.start()
-      services.push(ctx)
-      return ctx.get('sandbox') as SandboxService
-    }
-    let sandbox: SandboxService
-    beforeAll(async () => {
-      sandbox = await start()
-    })
-    afterAll(async () => {
-      for (const ctx of services.splice(0)) await ctx.stop()
-      cleanTemps()
-    })
-
-    const sh = async (service: SandboxService, ws: string, script: string) => {
-      const confined = await service.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws })
-      expect(confined.backend).toBe(backend)
-      const run = await runConfined(confined, ws)
-      return { ...run, confined, restored: confined.cleanup() }
-    }
+    const { start, sandbox, sh } = scriptsOnBackend(backend)
 
     it('start-up files, editor directories, and those of a nested repository and a package below the top stay as they were', async () => {
       const ws = workspace()
       const before = tree(ws)
-      const r = await sh(sandbox, ws, `${ATTACK}; echo ok > allowed.txt`)
+      const r = await sh(sandbox(), ws, `${ATTACK}; echo ok > allowed.txt`)
       expect(fs.readFileSync(path.join(ws, 'allowed.txt'), 'utf8')).toBe('ok\n') // the rest of the workspace is writable
       fs.rmSync(path.join(ws, 'allowed.txt'))
       // Landlock lets the rename happen: .husky is put back, and the moved copy is an ordinary directory of the workspace
@@ -98,7 +75,7 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
 
     it('a start-up file that did not exist at the top is removed after the call', async () => {
       const ws = tmp('ws')
-      const r = await sh(sandbox, ws, 'echo "export PATH=/evil:$PATH" > .envrc; mkdir .vscode && echo "{}" > .vscode/tasks.json; echo kept > notes')
+      const r = await sh(sandbox(), ws, 'echo "export PATH=/evil:$PATH" > .envrc; mkdir .vscode && echo "{}" > .vscode/tasks.json; echo kept > notes')
       expect(fs.existsSync(path.join(ws, '.envrc'))).toBe(false)
       expect(fs.existsSync(path.join(ws, '.vscode'))).toBe(false)
       expect(fs.readFileSync(path.join(ws, 'notes'), 'utf8')).toBe('kept\n')
@@ -109,7 +86,7 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
       const ws = workspace()
       const head = git(ws, 'rev-parse', 'HEAD')
       const before = tree(ws)
-      const r = await sh(sandbox, ws, 'git -c user.name=a -c user.email=a@a commit --allow-empty -qm change; echo "rc=$?"')
+      const r = await sh(sandbox(), ws, 'git -c user.name=a -c user.email=a@a commit --allow-empty -qm change; echo "rc=$?"')
       if (backend === 'landlock') {
         // objects and refs are not snapshotted: the commit stays, and protected-paths says .git is not read-only
         expect(r.confined.unenforced).toContain('protected-paths')
@@ -141,7 +118,7 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
       const ws = workspace()
       const outside = tmp('outside')
       fs.mkdirSync(path.join(outside, 'hooks'))
-      const r = await sh(sandbox, ws, `mv .git .git-moved && ln -s ${outside} .git; echo evil > ${outside}/hooks/pre-commit`)
+      const r = await sh(sandbox(), ws, `mv .git .git-moved && ln -s ${outside} .git; echo evil > ${outside}/hooks/pre-commit`)
       expect(fs.lstatSync(path.join(ws, '.git')).isDirectory()).toBe(true)
       if (backend === 'landlock') {
         // the outside directory is not writable to the command; restoring .git/config and .git/hooks wrote inside the workspace only
@@ -158,15 +135,15 @@ export async function protectedPathsSuite(backend: LocalBackend): Promise<void> 
       fs.writeFileSync(path.join(ws, '.vscode/big.bin'), Buffer.alloc(SNAPSHOT_MAX_BYTES + 1))
       const script = 'echo ran > ran.txt'
       if (backend === 'landlock') {
-        await expect(sandbox.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringContaining('put back after the call hold more than') })
+        await expect(sandbox().confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringContaining('put back after the call hold more than') })
         expect(fs.existsSync(path.join(ws, 'ran.txt'))).toBe(false)
         // no lease was left behind: a later call with the big file gone runs
         fs.rmSync(path.join(ws, '.vscode/big.bin'))
-        const r = await sh(sandbox, ws, script)
+        const r = await sh(sandbox(), ws, script)
         expect(r.code).toBe(0)
         return
       }
-      const r = await sh(sandbox, ws, `${script}; echo x >> .vscode/big.bin`)
+      const r = await sh(sandbox(), ws, `${script}; echo x >> .vscode/big.bin`)
       expect(fs.statSync(path.join(ws, '.vscode/big.bin')).size).toBe(SNAPSHOT_MAX_BYTES + 1)
       expect(r.code).not.toBe(0)
     })

@@ -13,10 +13,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Context } from 'cordis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SandboxService, type LocalBackend, type SandboxConfig } from '@dsh/sandbox'
-import { cleanTemps, outsideDir, runConfined, tmp, tree } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import type { LocalBackend } from '@dsh/sandbox'
+import { outsideDir, scriptsOnBackend, tmp, tree } from './harness.js'
 import { lacks } from '../backends.js'
 
 const GIT_ENV = { PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_NOSYSTEM: '1' }
@@ -71,36 +70,14 @@ export async function protectedRenamesSuite(backend: LocalBackend): Promise<void
   const skip = await lacks(backend, `the ${backend} protected-renames suite`)
 
   describe.skipIf(skip)(`protected paths under renamed ancestors, on the ${backend} backend`, () => {
-    const services: Context[] = []
-    const start = async (config: SandboxConfig = {}) => {
-      const ctx = new Context()
-      ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir(), ...config })
-      await ctx.start()
-      services.push(ctx)
-      return ctx.get('sandbox') as SandboxService
-    }
-    let sandbox: SandboxService
-    beforeAll(async () => {
-      sandbox = await start()
-    })
-    afterAll(async () => {
-      for (const ctx of services.splice(0)) await ctx.stop()
-      cleanTemps()
-    })
-
-    const sh = async (service: SandboxService, ws: string, script: string) => {
-      const confined = await service.confine(['/bin/sh', '-c', script], { mode: 'workspace-write', workspace: ws })
-      expect(confined.backend).toBe(backend)
-      const run = await runConfined(confined, ws)
-      return { ...run, confined, restored: confined.cleanup() }
-    }
+    const { start, sandbox, sh } = scriptsOnBackend(backend)
 
     it('a nested repository moved away and copied back: its hooks and config stay, and git on the host runs nothing planted', async () => {
       const ws = workspace()
       const marker = path.join(outsideDir(), 'planted-ran')
       const sub = tree(path.join(ws, 'sub/.git'))
       const lib = tree(path.join(ws, 'vendor/lib/.git'))
-      const r = await sh(sandbox, ws, [
+      const r = await sh(sandbox(), ws, [
         'mv sub subX && cp -r subX sub', plant('sub', marker),
         'mv vendor v2 && cp -r v2 vendor', plant('vendor/lib', marker),
         'mv vendor/lib vendor/l2 && cp -r vendor/l2 vendor/lib', plant('vendor/lib', marker),
@@ -134,7 +111,7 @@ export async function protectedRenamesSuite(backend: LocalBackend): Promise<void
       const ws = workspace()
       const marker = path.join(outsideDir(), 'planted-ran')
       const sub = tree(path.join(ws, 'sub/.git'))
-      const r = await sh(sandbox, ws, [`cp -r sub evil`, plant('evil', marker), 'mv sub subX; ln -s evil sub', 'mv -T evil sub', 'echo done'].join('; '))
+      const r = await sh(sandbox(), ws, [`cp -r sub evil`, plant('evil', marker), 'mv sub subX; ln -s evil sub', 'mv -T evil sub', 'echo done'].join('; '))
       expect(r.stdout).toContain('done')
       if (backend === 'landlock') {
         // the link was the command's: removed, never followed; nothing is put back through it
@@ -179,7 +156,7 @@ export async function protectedRenamesSuite(backend: LocalBackend): Promise<void
       const marker = path.join(outsideDir(), 'planted-ran')
       const head = git(ws, 'rev-parse', 'HEAD')
       // a complete git directory of the command's, and the workspace's .git told to take its config and hooks from it
-      const r = await sh(sandbox, ws, [
+      const r = await sh(sandbox(), ws, [
         'cp -r sub/.git evilgit', `printf '#!/bin/sh\\ntouch ${marker}\\n' > evilgit/hooks/pre-commit`, 'chmod +x evilgit/hooks/pre-commit',
         `git --git-dir=evilgit config core.fsmonitor "touch ${marker}"`,
         'echo "$PWD/evilgit" > .git/commondir', 'mv .git g2; mkdir .git; cp -r g2/. .git/; echo "$PWD/evilgit" > .git/commondir', 'echo done',
@@ -195,7 +172,7 @@ export async function protectedRenamesSuite(backend: LocalBackend): Promise<void
       fs.mkdirSync(path.join(ws, 'pkg/app'), { recursive: true })
       fs.writeFileSync(path.join(ws, 'pkg/app/.envrc'), 'export SAFE=1\n')
       const before = tree(ws)
-      const r = await sh(sandbox, ws, [
+      const r = await sh(sandbox(), ws, [
         'mv .claude x; mkdir .claude; echo \'{"hooks":{}}\' > .claude/settings.json',
         'mv pkg/app pkg/a2; mkdir pkg/app; echo "export EVIL=1" > pkg/app/.envrc', 'echo done',
       ].join('; '))

@@ -29,7 +29,7 @@ it('writes the package: plugin, test, dsh.yml, README; dsh and cordis as peers a
   expect(readdirSync(plugin, { recursive: true }).map(String).sort()).toEqual(['.gitignore', 'README.md', 'dsh.yml', 'package.json', 'src', 'src/index.ts', 'test', 'test/plugin.test.ts', 'tsconfig.json'])
   const manifest = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'))
   const dsh = JSON.parse(readFileSync(join(import.meta.dirname, '../../core/dsh/package.json'), 'utf8'))
-  expect(manifest).toMatchObject({ name: 'dsh-plugin-audit-note', type: 'module', peerDependencies: { dsh: `^${dsh.version}`, cordis: dsh.peerDependencies.cordis } })
+  expect(manifest).toMatchObject({ name: 'dsh-plugin-audit-note', type: 'module', peerDependencies: { dsh: `^${dsh.version}`, cordis: `^${dsh.dependencies.cordis}` } })
   // dev dependencies on this very dsh and its cordis, by file: path: dsh's packages are not on the registry
   const repo = join(import.meta.dirname, '../..')
   expect(manifest.devDependencies).toMatchObject({ dsh: `file:${join(repo, 'core/dsh')}`, cordis: `file:${realpathSync(join(repo, 'node_modules/cordis'))}` })

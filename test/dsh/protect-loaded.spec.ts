@@ -9,22 +9,17 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { stringify } from 'yaml'
 import { createKernel, type Kernel } from 'dsh'
 import type { LocalBackend } from '@dsh/sandbox'
-import { unavailable } from '../backends.js'
+import { LINUX_BACKENDS as BACKENDS, unavailableLinuxBackends } from '../backends.js'
+import { kernelsDisposedAfterEach, turnOf } from '../kernels.js'
 import { tempDirs } from '../temp-dirs.js'
 
-const BACKENDS: LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
-const missing = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b, await unavailable(b)] as const)))
+const missing = await unavailableLinuxBackends()
 const dirs = tempDirs()
-const kernels: Kernel[] = []
-
-afterEach(async () => {
-  for (const k of kernels.splice(0)) await k.dispose()
-  dirs.removeAll()
-})
+const kernels = kernelsDisposedAfterEach(dirs)
 
 const PLUGIN = `import { answer } from './helper.mjs'
 export const name = 'local-plugin'
@@ -58,16 +53,33 @@ async function setup(backend: LocalBackend, configAt = 'dsh.yml', extra: Record<
   writeFileSync(config, text)
   const kernel = await createKernel({ configFile: config })
   kernels.push(kernel)
-  const session = kernel.openSession()
-  session.beginTurn()
-  let n = 0
+  const execute = turnOf(kernel)
   return {
     ws, config, text, kernel,
     async call(name, args) {
-      const r = await kernel.execute({ callId: `c${++n}`, name, arguments: args, session })
+      const r = await execute(name, args)
       return { isError: r.isError, code: r.error?.code, text: r.content.map((b) => ('text' in b ? b.text : '')).join('') }
     },
   }
+}
+
+/**
+ * A real process leases `leased` for a call in `ws` as the sandbox does (copied, to be put back),
+ * writes `text` to `file` as the command would, and is killed before it can put anything back.
+ * The lease goes to a ledger of the test's own (TMPDIR, restored when the test ends): another
+ * process's first call would put back what the killed holder left before the test's start.
+ */
+function leaseRewriteAndDie(ws: string, leased: string, file: string, text: string): void {
+  const ledger = dirs.make('dsh-protect-ledger-')
+  const before = process.env.TMPDIR
+  process.env.TMPDIR = ledger
+  onTestFinished(() => {
+    if (before === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = before
+  })
+  const lib = join(import.meta.dirname, '../../core/sandbox/lib/index.js')
+  const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(leased)}], [${JSON.stringify(ws)}], [${JSON.stringify(leased)}]); writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(text)}); process.kill(process.pid, 'SIGKILL')`
+  expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: ledger } }).signal).toBe('SIGKILL')
 }
 
 const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined)
@@ -191,18 +203,8 @@ describe('what dsh loads, in the in-process tools (workspace-write)', () => {
     const config = join(ws, 'dsh.yml')
     const mine = stringify({ dataDir: join(ws, '.dsh'), sandbox: { mode: 'workspace-write', workspace: ws }, plugins: {} })
     writeFileSync(config, mine)
-    // Why a ledger of its own: another process's first call would put back what the killed holder left before this test's start
-    const ledger = dirs.make('dsh-protect-ledger-')
-    const before = process.env.TMPDIR
-    process.env.TMPDIR = ledger
-    onTestFinished(() => {
-      if (before === undefined) delete process.env.TMPDIR
-      else process.env.TMPDIR = before
-    })
     // a real process takes the config for a call as the sandbox does (copied, to be put back), the command rewrites it, the process is killed
-    const lib = join(import.meta.dirname, '../../core/sandbox/lib/index.js')
-    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(config)}], [${JSON.stringify(ws)}], [${JSON.stringify(config)}]); writeFileSync(${JSON.stringify(config)}, 'sandbox:\\n  mode: danger-full-access\\n'); process.kill(process.pid, 'SIGKILL')`
-    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: ledger } }).signal).toBe('SIGKILL')
+    leaseRewriteAndDie(ws, config, config, 'sandbox:\n  mode: danger-full-access\n')
     expect(read(config)).toMatch(/danger-full-access/)
     const kernel = await createKernel({ configFile: config })
     kernels.push(kernel)
@@ -218,23 +220,12 @@ describe('what dsh loads, in the in-process tools (workspace-write)', () => {
     writeFileSync(join(dir, 'helper.mjs'), 'export const answer = "mine"\n')
     const config = join(ws, 'dsh.yml')
     writeFileSync(config, stringify({ dataDir: join(ws, '.dsh'), sandbox: { mode: 'workspace-write', workspace: ws }, plugins: { [join(dir, 'index.mjs')]: {} } }))
-    const ledger = dirs.make('dsh-protect-ledger-')
-    const before = process.env.TMPDIR
-    process.env.TMPDIR = ledger
-    onTestFinished(() => {
-      if (before === undefined) delete process.env.TMPDIR
-      else process.env.TMPDIR = before
-    })
     // as plain Landlock leases a registered directory: copied whole; the command rewrites a module, the process is killed
-    const lib = join(import.meta.dirname, '../../core/sandbox/lib/index.js')
-    const script = `import { leaseProtected } from ${JSON.stringify(lib)}; import { writeFileSync } from 'node:fs'; leaseProtected([${JSON.stringify(dir)}], [${JSON.stringify(ws)}], [${JSON.stringify(dir)}]); writeFileSync(${JSON.stringify(join(dir, 'helper.mjs'))}, 'export const answer = "evil"\\n'); process.kill(process.pid, 'SIGKILL')`
-    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: ledger } }).signal).toBe('SIGKILL')
+    leaseRewriteAndDie(ws, dir, join(dir, 'helper.mjs'), 'export const answer = "evil"\n')
     expect(read(join(dir, 'helper.mjs'))).toMatch(/evil/)
     const kernel = await createKernel({ configFile: config })
     kernels.push(kernel)
-    const session = kernel.openSession()
-    session.beginTurn()
-    const probe = await kernel.execute({ callId: 'p', name: 'probe', arguments: {}, session })
+    const probe = await turnOf(kernel, 'p')('probe', {})
     expect(probe.content).toEqual([{ type: 'text', text: 'mine' }])
   })
 })

@@ -8,20 +8,15 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { createKernel, type Kernel } from 'dsh'
-import type { LocalBackend } from '@dsh/sandbox'
-import { unavailable } from '../backends.js'
+import { describe, expect, it } from 'vitest'
+import { createKernel } from 'dsh'
+import { LINUX_BACKENDS as BACKENDS, unavailableLinuxBackends } from '../backends.js'
+import { kernelsDisposedAfterEach, turnOf } from '../kernels.js'
 import { tempDirs } from '../temp-dirs.js'
 
-const BACKENDS: LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
-const missing = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b, await unavailable(b)] as const)))
+const missing = await unavailableLinuxBackends()
 const dirs = tempDirs()
-const kernels: Kernel[] = []
-afterEach(async () => {
-  for (const k of kernels.splice(0)) await k.dispose()
-  dirs.removeAll()
-})
+const kernels = kernelsDisposedAfterEach(dirs)
 
 // a hook that blocks any bash command mentioning "forbidden"; permission rules that deny reading secret.txt
 const HOOKS = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `grep -q forbidden && { echo blocked by hook >&2; exit 2; } || exit 0` }] }] } }) + '\n'
@@ -45,10 +40,7 @@ for (const backend of BACKENDS) {
         },
       })
       kernels.push(kernel)
-      const session = kernel.openSession()
-      session.beginTurn()
-      let n = 0
-      const call = (name: string, args: object) => kernel.execute({ callId: `s${++n}`, name, arguments: args, session })
+      const call = turnOf(kernel, 's')
       expect((await call('bash', { command: 'echo forbidden' })).error?.code).toBe('DENIED')
       expect((await call('read', { file_path: 'secret.txt' })).error?.code).toBe('DENIED')
       await call('bash', { command: `echo '{}' > config/hooks.json; echo '{}' > config/perms.json; mv config configX && mkdir config && echo '{}' > config/hooks.json` })

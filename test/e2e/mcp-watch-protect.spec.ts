@@ -10,13 +10,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import type { LocalBackend } from '@dsh/sandbox'
-import { unavailable } from '../backends.js'
+import { LINUX_BACKENDS as BACKENDS, unavailableLinuxBackends } from '../backends.js'
 import { fixture, mcpServers, text, until } from './mcp-helpers.js'
 
 const open = mcpServers()
-const BACKENDS: LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
-const missing = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b, await unavailable(b)] as const)))
+const missing = await unavailableLinuxBackends()
 
 function plugins() {
   return { 'workspace-tools': {}, [fixture('echo-tool.mjs')]: { prefix: 'v1:' } }

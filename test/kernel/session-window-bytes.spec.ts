@@ -24,7 +24,7 @@ const lineBytes = (event: SessionEvent) => Buffer.byteLength(JSON.stringify(even
 const bytesOf = (events: readonly SessionEvent[]) => events.reduce((n, event) => n + lineBytes(event), 0)
 /** what the session's line store holds: its buffers, and the large lines it keeps as strings */
 function storeBytes(session: Session): number {
-  const store = (session as any).lines
+  const store = (session as any).window.lines
   const large = [...(store.large as Map<number, string>).values()].reduce((n, line) => n + Buffer.byteLength(line), 0)
   return (store.chunks as Buffer[]).reduce((n, chunk) => n + chunk.length, 0) + large
 }

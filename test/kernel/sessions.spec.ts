@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, fstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { declareDurable, KernelError, Session } from '@dsh/kernel'
@@ -151,10 +152,36 @@ describe('Session', () => {
     }
   })
 
-  it('fsyncs durable classes before resolving', async () => {
-    const session = new Session(dir, { id: 'durable' })
-    await session.append('sandbox/mode' as any, { mode: 'read-only' })
-    expect(lines(session.path)[0].type).toBe('sandbox/mode')
+  it('fsyncs durable classes before resolving, and only those', async () => {
+    // what an fsync buys (the line outlives a power cut) cannot be seen from a test; its call,
+    // on the log's file, and the append waiting for it, can: node's fsync is held until released
+    const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs')
+    const realFsync = fs.fsync
+    const held: Array<{ fd: number; release: () => void }> = []
+    fs.fsync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      held.push({ fd, release: () => realFsync(fd, callback) })
+    }) as typeof fs.fsync
+    syncBuiltinESMExports()
+    try {
+      const session = new Session(dir, { id: 'durable' })
+      await session.append('turn/begin', { turn: 1 })
+      expect(held).toHaveLength(0)
+      let resolved = false
+      const durable = session.append('sandbox/mode' as any, { mode: 'read-only' }).then(() => { resolved = true })
+      await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5_000 })
+      expect(fstatSync(held[0].fd).ino).toBe(statSync(session.path).ino)
+      expect(lines(session.path).map((e) => e.type)).toEqual(['turn/begin', 'sandbox/mode'])
+      // written to the page cache, but not resolved while its fsync is under way
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve))
+      expect(resolved).toBe(false)
+      held[0].release()
+      await durable
+      expect(resolved).toBe(true)
+      session.close()
+    } finally {
+      fs.fsync = realFsync
+      syncBuiltinESMExports()
+    }
   })
 
   it('writes appendLater events in order with the next write, and flush waits for them', async () => {

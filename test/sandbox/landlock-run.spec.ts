@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { noneLeftWith } from '../processes.js'
 
 const dir = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run')
 const bin = path.join(dir, 'landlock-run')
@@ -629,12 +630,15 @@ describe.skipIf(!built.probe)('landlock-run', () => {
   describe('supervision: nothing outlives the call', () => {
     it('kills a setsid grandchild when the command returns', async () => {
       const rw = tmp()
-      const r = await sh(['--rw', rw], `setsid sh -c 'sleep 1; touch ${rw}/late' & echo $!`)
+      // a sleep argument of its own: the grandchild is found by it in /proc, whatever its pid namespace
+      const token = `1.${String(process.pid).padStart(7, '0')}1`
+      const r = await sh(['--rw', rw], `setsid sh -c 'sleep ${token}; touch ${rw}/late' & echo $!`)
       expect(r.code).toBe(0)
       const grandchild = Number(r.stdout.trim())
       expect(grandchild).toBeGreaterThan(0)
       expect(alive(grandchild)).toBe(false)
-      await sleep(1500)
+      // gone, not slept on: left alive, the grandchild touches `late` before it ends
+      expect(await noneLeftWith(token)).toBe(true)
       expect(fs.existsSync(path.join(rw, 'late'))).toBe(false)
     })
 

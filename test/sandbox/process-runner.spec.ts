@@ -112,15 +112,15 @@ describe.skipIf(!linux)('startProcess', () => {
     expect(() => readFileSync(join(dir, 'ran'))).toThrow()
   })
 
-  it('an abort while the run is still starting (before it spawns) ends it too: nothing runs', async () => {
+  it('an abort right after startProcess returns ends the run then and there, as aborted, not at its deadline', async () => {
     const dir = scratch()
     const controller = new AbortController()
-    // startProcess returns before its first await; the abort lands there, before the spawn
-    const proc = startProcess({ ...base(dir, 'touch ran; sleep 60'), signal: controller.signal, timeoutMs: 60_000 })
+    // the spawn is synchronous: the abort lands on a running process, whose kill is already set
+    const proc = startProcess({ ...base(dir, 'sleep 60'), signal: controller.signal, timeoutMs: 60_000 })
     controller.abort()
     const outcome = await proc.done
-    expect(outcome).toMatchObject({ termination: { reason: 'aborted' }, exitCode: null, spawnError: 'the run was ended before it started' })
-    expect(() => readFileSync(join(dir, 'ran'))).toThrow()
+    expect(outcome).toMatchObject({ termination: { reason: 'aborted' }, exitCode: null, signal: 'SIGTERM' })
+    expect(outcome.spawnError).toBeUndefined()
   })
 
   it('stop() ends it with its message; the first reason stands', async () => {
@@ -140,6 +140,19 @@ describe.skipIf(!linux)('startProcess', () => {
     expect(kept.termination).toBeUndefined()
     const killed = await startProcess({ ...base(dir, flood), maxOutputBytes: 100, overflow: 'kill' }).done
     expect(killed.termination).toEqual({ reason: 'output-limit', stream: 'stdout', limitBytes: 100 })
+  })
+
+  it('the environment is what is given (and the run\'s tag), or the kernel\'s own under it with extendEnv', async () => {
+    process.env.DSH_RUNNER_SPEC_HOST = 'host'
+    try {
+      const only = await startProcess({ ...base(scratch(), 'env'), env: { PATH: '/usr/bin:/bin', GIVEN: 'yes' } }).done
+      const names = only.stdout.text().split('\n').filter(Boolean).map((line) => line.split('=')[0]).filter((name) => name !== 'PWD' && name !== 'SHLVL' && name !== '_')
+      expect(names.sort()).toEqual(['DSH_PROCESS_TAG', 'GIVEN', 'PATH'])
+      const extended = await startProcess({ ...base(scratch(), 'echo "$DSH_RUNNER_SPEC_HOST $GIVEN"'), env: { GIVEN: 'yes' }, extendEnv: true }).done
+      expect(extended.stdout.text()).toBe('host yes\n')
+    } finally {
+      delete process.env.DSH_RUNNER_SPEC_HOST
+    }
   })
 
   it('a program that cannot start is a spawn error, not an exit', async () => {

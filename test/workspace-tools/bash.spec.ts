@@ -12,10 +12,13 @@ import { SystemPromptService } from '@dsh/system-prompt'
 import { ToolService } from '@dsh/tools'
 import * as workspaceTools from '@dsh/workspace-tools'
 import { setup, teardown, text, tmp } from './helpers.js'
+import { noneLeftWith } from '../processes.js'
 
 afterEach(teardown)
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** A sleep of about a second whose argument no other process has: the background process is found by it */
+const uniqueSleep = () => `1.${String(process.pid).padStart(7, '0')}${String(++sleeps).padStart(3, '0')}`
+let sleeps = 0
 const linux = process.platform === 'linux'
 
 describe.skipIf(!linux)('bash, confined', () => {
@@ -76,22 +79,26 @@ describe.skipIf(!linux)('bash, confined', () => {
   it('the deadline kills the whole group, a background child included; the call ends TIMEOUT naming the limit', async () => {
     const { k, ws } = await setup({ mode: 'workspace-write' })
     const started = Date.now()
-    const r = await k.call('bash', { command: '(sleep 1; echo late > late) & echo started; sleep 30', timeout: 300 })
+    const token = uniqueSleep()
+    const r = await k.call('bash', { command: `(sleep ${token}; echo late > late) & echo started; sleep 30`, timeout: 300 })
     expect(r.isError).toBe(true)
     expect(r.error).toMatchObject({ code: 'TIMEOUT' })
     expect(r.error!.message).toMatch(/^bash: the command reached its deadline \(its timeout argument, 300 ms\)/)
     expect(r.error!.message).toMatch(/timed out after 300 ms and was killed\nstarted/)
     expect(Date.now() - started).toBeLessThan(5_000)
-    await sleep(1500)
+    // gone, not slept on: left alive, the background process writes `late` before it ends
+    expect(await noneLeftWith(token)).toBe(true)
     expect(fs.existsSync(path.join(ws, 'late'))).toBe(false)
   })
 
   it('the configured deadline (bashTimeoutMs) ends TIMEOUT naming it, and kills a setsid grandchild too', async () => {
     const { k, ws } = await setup({ mode: 'workspace-write', config: { bashTimeoutMs: 300 } })
-    const r = await k.call('bash', { command: 'setsid sh -c "sleep 1; echo late > late" & echo started; sleep 30' })
+    const token = uniqueSleep()
+    const r = await k.call('bash', { command: `setsid sh -c "sleep ${token}; echo late > late" & echo started; sleep 30` })
     expect(r.error).toMatchObject({ code: 'TIMEOUT' })
     expect(r.error!.message).toMatch(/^bash: the command reached its deadline \(workspace-tools bashTimeoutMs, 300 ms\)/)
-    await sleep(1500)
+    // gone, not slept on: left alive, the background process writes `late` before it ends
+    expect(await noneLeftWith(token)).toBe(true)
     expect(fs.existsSync(path.join(ws, 'late'))).toBe(false)
   })
 
@@ -100,10 +107,12 @@ describe.skipIf(!linux)('bash, confined', () => {
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 300)
     const started = Date.now()
-    const r = await k.call('bash', { command: 'setsid sh -c "sleep 1; echo late > late" & sleep 30' }, { signal: controller.signal })
+    const token = uniqueSleep()
+    const r = await k.call('bash', { command: `setsid sh -c "sleep ${token}; echo late > late" & sleep 30` }, { signal: controller.signal })
     expect(r.error?.code).toBe('ABORTED')
     expect(Date.now() - started).toBeLessThan(5_000)
-    await sleep(1500)
+    // gone, not slept on: left alive, the background process writes `late` before it ends
+    expect(await noneLeftWith(token)).toBe(true)
     expect(fs.existsSync(path.join(ws, 'late'))).toBe(false)
   })
 

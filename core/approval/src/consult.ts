@@ -87,7 +87,7 @@ export function consult(options: ConsultOptions): Promise<Consultation> {
         return next()
       })
     })
-    compose<ApprovalRequestEvent, unknown>(guarded, options.thisArg, request, () => FALLBACK).then(
+    compose<ApprovalRequestEvent, unknown>(guarded, request, () => FALLBACK, { thisArg: options.thisArg }).then(
       (answer) => {
         if (broken) return finish({ outcome: unavailable(broken), by: 'error' })
         if (answer === FALLBACK) return finish({ outcome: { ...FALLBACK }, by: 'fallback' })

@@ -36,13 +36,26 @@ export class Inflight {
   }
 }
 
+/** How `compose` runs a chain beyond its listeners, input and fallback. */
+export interface ComposeOptions<I> {
+  /** `this` of every listener */
+  thisArg?: unknown
+  /** turns the argument a listener passes to `next` into the input for the rest of the chain (default: the same input on) */
+  mapNext?: (input: I, arg: unknown, index: number) => I
+  /**
+   * sees what every listener settled with (a value, or a throw), including those an outer
+   * listener then overrode — the tools pipeline uses it to keep decisions monotone
+   */
+  observe?: (outcome: unknown, threw: boolean, index: number) => void
+  /** tracks every inner dispatch `next()` started that its listener did not hand back */
+  started?: Inflight
+}
+
+const NO_OPTIONS: ComposeOptions<any> = Object.freeze({})
+
 /**
  * Run `input` through `fns` in order. Each listener gets `next(arg?)`; calling it
- * twice rejects with `NEXT_CALLED_TWICE`. `mapNext` turns the argument a
- * listener passes to `next` into the input for the rest of the chain (the
- * default passes the same input on). `observe` sees what every listener
- * settled with (a value, or a throw), including those an outer listener then
- * overrode — the tools pipeline uses it to keep decisions monotone.
+ * twice rejects with `NEXT_CALLED_TWICE`; the last `next` calls `fallback`.
  *
  * A listener that returns the very promise `next()` gave it settles with the
  * inner outcome, which is already observed and awaited through it: that common
@@ -50,14 +63,11 @@ export class Inflight {
  */
 export function compose<I, O>(
   fns: readonly AnyFn[],
-  thisArg: unknown,
   input: I,
   fallback: (input: I) => O | Promise<O>,
-  mapNext?: (input: I, arg: unknown, index: number) => I,
-  observe?: (outcome: unknown, threw: boolean, index: number) => void,
-  /** tracks every inner dispatch `next()` started that its listener did not hand back */
-  started?: Inflight,
+  options: ComposeOptions<I> = NO_OPTIONS,
 ): Promise<O> {
+  const { thisArg, mapNext, observe, started } = options
   const last = fns.length - 1
   const dispatch = (index: number, current: I): Promise<O> => {
     if (index > last) {

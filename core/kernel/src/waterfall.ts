@@ -34,5 +34,5 @@ declare module 'cordis' {
 Context.prototype.waterfall = function (this: Context, ...args: any[]): Promise<any> {
   const thisArg = typeof args[0] === 'object' && args[0] !== null ? args.shift() : undefined
   const [name, input, fallback] = args as [string, unknown, AnyFn]
-  return compose(listenerList(this, name).reachedBy(thisArg), thisArg, input, fallback)
+  return compose(listenerList(this, name).reachedBy(thisArg), input, fallback, thisArg === undefined ? undefined : { thisArg })
 }

@@ -6,6 +6,7 @@
  * in for (`Bash`). Such a hook then runs twice for a call from that client:
  * once in the client, on its call to dsh's tool, and once in dsh.
  */
+import { CLAUDE_TOOL_NAMES } from '@dsh/claude-code-settings'
 import { compileMatcher } from './matcher.js'
 
 /** The MCP server name dsh is configured under (`dsh setup` writes it so). */
@@ -16,8 +17,8 @@ export function clientToolName(tool: string): string {
   return `mcp__${DSH_SERVER}__${tool}`
 }
 
-/** dsh's built-in tools, as an MCP client sees them. */
-export const DSH_TOOLS: readonly string[] = ['bash', 'read', 'write', 'edit', 'ls', 'grep', 'glob', 'web_fetch']
+/** dsh's built-in tools, as an MCP client sees them: those with a Claude Code counterpart. */
+export const DSH_TOOLS: readonly string[] = Object.freeze(Object.keys(CLAUDE_TOOL_NAMES))
 
 /**
  * Whether a PreToolUse/PostToolUse hook with this matcher runs twice when a

@@ -8,29 +8,19 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { usePrivateTmpdir } from '../../private-tmpdir.ts'
-import { assertBuilt } from '../mcp-helpers.ts'
-import { installClient, type Installed } from './install.ts'
-import { model, offered, runClient, Sandbox, toolResults, type Model } from './harness.ts'
+import type { Installed } from './install.ts'
+import { clientSpec, model, offered, runClient, Sandbox, toolResults, type Model } from './harness.ts'
 
 usePrivateTmpdir('dsh-claude-code-')
 
-const installed = installClient('claude-code')
-const skip = typeof installed === 'string'
-if (skip) console.log(`skipping the Claude Code end-to-end tests: ${installed}`)
+const { installed, skip } = clientSpec('claude-code', 'Claude Code')
 
 const BUILTINS = ['Bash', 'Monitor', 'Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'WebFetch', 'WebSearch']
 
 let box: Sandbox | undefined
 let m: Model | undefined
-beforeAll(() => assertBuilt())
-afterEach(async () => {
-  await m?.close()
-  m = undefined
-  box?.remove()
-  box = undefined
-})
 
 /** The deferred tools Claude Code names in its system text ("available via ToolSearch"). */
 function deferred(m: Model): string[] {

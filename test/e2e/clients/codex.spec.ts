@@ -8,27 +8,17 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { usePrivateTmpdir } from '../../private-tmpdir.ts'
-import { assertBuilt } from '../mcp-helpers.ts'
-import { installClient, type Installed } from './install.ts'
-import { codexProvider, model, offered, runClient, Sandbox, toolResults, type Model } from './harness.ts'
+import type { Installed } from './install.ts'
+import { clientSpec, codexProvider, model, offered, runClient, Sandbox, toolResults, type Model } from './harness.ts'
 
 usePrivateTmpdir('dsh-codex-')
 
-const installed = installClient('codex')
-const skip = typeof installed === 'string'
-if (skip) console.log(`skipping the Codex end-to-end tests: ${installed}`)
+const { installed, skip } = clientSpec('codex', 'Codex')
 
 let box: Sandbox | undefined
 let m: Model | undefined
-beforeAll(() => assertBuilt())
-afterEach(async () => {
-  await m?.close()
-  m = undefined
-  box?.remove()
-  box = undefined
-})
 
 describe.skipIf(skip)('Codex with dsh (headless)', { timeout: 120_000 }, () => {
   it('setup, then bash and write: dsh runs them (Codex approves nothing itself), results reach the model, its shell and web search are gone', async () => {

@@ -7,8 +7,10 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterEach, beforeAll } from 'vitest'
 import { CLI, runCli, type Run } from '../cli.ts'
-import type { ClientName, Installed } from './install.ts'
+import { assertBuilt } from '../mcp-helpers.ts'
+import { installClient, type ClientName, type Installed } from './install.ts'
 
 export { CLI }
 
@@ -37,7 +39,35 @@ export interface Model {
 const fixture: string = new URL('../../fixtures/model-server.mjs', import.meta.url).href
 const { startModel } = (await import(fixture)) as { startModel: (script: Step[] | ((n: number, body: any) => Step)) => Promise<Model> }
 
-export const model = (script: Step[] | ((n: number, body: any) => Step)): Promise<Model> => startModel(script)
+/** what the tests made, for `clientSpec`'s clean-up */
+const models = new Set<Model>()
+const boxes = new Set<Sandbox>()
+
+export async function model(script: Step[] | ((n: number, body: any) => Step)): Promise<Model> {
+  const m = await startModel(script)
+  models.add(m)
+  return m
+}
+
+/**
+ * The set-up of a spec of one real client: the client installed (pinned, outside the repository)
+ * or why it cannot be, said once; the CLI checked built before the tests; every model and box a
+ * test made closed and removed after it.
+ */
+export function clientSpec(name: ClientName, title: string): { installed: Installed | string; skip: boolean } {
+  const installed = installClient(name)
+  const skip = typeof installed === 'string'
+  if (skip) console.log(`skipping the ${title} end-to-end tests: ${installed}`)
+  beforeAll(() => assertBuilt())
+  afterEach(async () => {
+    for (const m of [...models]) {
+      models.delete(m)
+      await m.close()
+    }
+    for (const box of [...boxes]) box.remove()
+  })
+  return { installed, skip }
+}
 
 export class Sandbox {
   readonly root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-client-')))
@@ -47,6 +77,7 @@ export class Sandbox {
   constructor(readonly client: Installed) {
     mkdirSync(this.home)
     mkdirSync(this.project)
+    boxes.add(this)
   }
 
   /** The variables a run sees: nothing of the developer's own HOME or keys. */
@@ -74,6 +105,7 @@ export class Sandbox {
   }
 
   remove(): void {
+    boxes.delete(this)
     // a client that just quit may still be writing its state under HOME (Claude Code's .cache after
     // its terminal UI was killed): try again for up to 15 s, then let the error say what is left
     const until = Date.now() + 15_000

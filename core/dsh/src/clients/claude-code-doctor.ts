@@ -5,11 +5,11 @@
  * `.mcp.json` — and each thing that keeps dsh from being its tool layer.
  */
 import { dirname } from 'node:path'
-import { withDropIns } from '@dsh/claude-code-settings'
+import { CLAUDE_TOOL_NAMES, withDropIns } from '@dsh/claude-code-settings'
 import { compileMatcher } from '@dsh/hooks-claude-code'
 import { claudeFiles, type ClaudeLocation } from './claude-code-files.js'
 import { isObject, readJson, strings, type Problem } from './problems.js'
-import { CLAUDE_ALLOW, CLAUDE_BUILTINS, commandProblem, DSH_TOOLS, SERVER_NAME } from './recipe.js'
+import { CLAUDE_ALLOW, CLAUDE_BUILTINS, commandProblem, SERVER_NAME } from './recipe.js'
 
 interface Settings {
   file: string
@@ -81,9 +81,9 @@ export function claudeCodeProblems(location: ClaudeLocation = {}): Problem[] {
   for (const s of settings) {
     for (const kind of ['deny', 'ask'] as const) {
       for (const rule of rulesOf(s, kind)) {
-        const tools = Object.keys(DSH_TOOLS).filter((tool) => namesDsh(rule, tool))
+        const tools = Object.keys(CLAUDE_TOOL_NAMES).filter((tool) => namesDsh(rule, tool))
         if (tools.length === 0) continue
-        const which = tools.length === Object.keys(DSH_TOOLS).length ? 'every dsh tool' : `dsh's ${tools.join(', ')}`
+        const which = tools.length === Object.keys(CLAUDE_TOOL_NAMES).length ? 'every dsh tool' : `dsh's ${tools.join(', ')}`
         if (kind === 'deny') problems.push({ problem: `the deny rule "${rule}" in ${s.file} denies ${which}`, fix: `remove "${rule}" from permissions.deny in ${s.file}; to keep Claude Code's own tools off, deny them by their names (Bash, Read, …), which do not name dsh's tools` })
         else problems.push({ problem: `the ask rule "${rule}" in ${s.file} makes Claude Code ask before ${which}; headless (claude -p) it refuses them`, fix: `remove "${rule}" from permissions.ask in ${s.file}: dsh asks itself where its approval policy says so` })
       }
@@ -95,9 +95,9 @@ export function claudeCodeProblems(location: ClaudeLocation = {}): Problem[] {
   const allowedIn = settings.filter((s) => rulesOf(s, 'allow').some((rule) => namesDsh(rule)))
   const applied = allowedIn.filter((s) => s.scope !== 'project' || isTrusted)
   if (!bypass && first && applied.length === 0) {
-    const partial = Object.keys(DSH_TOOLS).filter((tool) => settings.some((s) => (s.scope !== 'project' || isTrusted) && rulesOf(s, 'allow').includes(`${CLAUDE_ALLOW}__${tool}`)))
+    const partial = Object.keys(CLAUDE_TOOL_NAMES).filter((tool) => settings.some((s) => (s.scope !== 'project' || isTrusted) && rulesOf(s, 'allow').includes(`${CLAUDE_ALLOW}__${tool}`)))
     if (allowedIn.length > 0) problems.push({ problem: `"${CLAUDE_ALLOW}" is allowed only in ${allowedIn.map((s) => s.file).join(', ')}, which Claude Code ignores until the project is trusted: headless (claude -p) it refuses dsh's tools`, fix: `dsh setup claude-code (user scope) or --scope local, or run claude here once and accept the trust dialog` })
-    else if (partial.length < Object.keys(DSH_TOOLS).length) problems.push({ problem: `dsh's tools are not allowed in Claude Code's own permissions${partial.length > 0 ? ` (only ${partial.join(', ')})` : ''}: headless (claude -p) it refuses them ("you haven't granted it yet"), interactive it asks before dsh does`, fix: `dsh setup claude-code, or add "${CLAUDE_ALLOW}" to permissions.allow in ${files.user}` })
+    else if (partial.length < Object.keys(CLAUDE_TOOL_NAMES).length) problems.push({ problem: `dsh's tools are not allowed in Claude Code's own permissions${partial.length > 0 ? ` (only ${partial.join(', ')})` : ''}: headless (claude -p) it refuses them ("you haven't granted it yet"), interactive it asks before dsh does`, fix: `dsh setup claude-code, or add "${CLAUDE_ALLOW}" to permissions.allow in ${files.user}` })
   }
 
   // hooks that run twice: Claude Code runs a project hook for mcp__dsh__<tool>, and dsh runs it for its tool under the built-in name
@@ -110,10 +110,10 @@ export function claudeCodeProblems(location: ClaudeLocation = {}): Problem[] {
         const text = typeof group.matcher === 'string' ? group.matcher : undefined
         const matcher = compileMatcher(text)
         if (typeof matcher === 'string') continue
-        const twice = Object.entries(DSH_TOOLS).filter(([tool, builtin]) => matcher(`${CLAUDE_ALLOW}__${tool}`) && matcher(builtin)).map(([tool]) => tool)
+        const twice = Object.entries(CLAUDE_TOOL_NAMES).filter(([tool, builtin]) => matcher(`${CLAUDE_ALLOW}__${tool}`) && matcher(builtin)).map(([tool]) => tool)
         if (twice.length === 0) continue
         problems.push({
-          problem: `the ${event} hook with matcher ${JSON.stringify(text ?? '')} in ${s.file} runs twice for dsh's ${twice.join(', ')}: in Claude Code (as mcp__dsh__${twice[0]}) and again in dsh (as ${DSH_TOOLS[twice[0]!]})`,
+          problem: `the ${event} hook with matcher ${JSON.stringify(text ?? '')} in ${s.file} runs twice for dsh's ${twice.join(', ')}: in Claude Code (as mcp__dsh__${twice[0]}) and again in dsh (as ${CLAUDE_TOOL_NAMES[twice[0]!]})`,
           fix: text !== undefined && /mcp__/.test(text) ? `drop the mcp__dsh__ names from the matcher: dsh runs the project's hooks for its own tools` : `narrow the matcher to the tools it means, or move the hook to ${files.user}, which dsh does not read`,
         })
       }

@@ -9,18 +9,6 @@ import { fileURLToPath } from 'node:url'
 /** The server's name in both clients: Claude Code calls its tools `mcp__dsh__<tool>`. */
 export const SERVER_NAME = 'dsh'
 
-/** dsh's tools in the default set, with the Claude Code built-in each one replaces. */
-export const DSH_TOOLS: Readonly<Record<string, string>> = Object.freeze({
-  bash: 'Bash',
-  read: 'Read',
-  write: 'Write',
-  edit: 'Edit',
-  grep: 'Grep',
-  glob: 'Glob',
-  ls: 'LS',
-  web_fetch: 'WebFetch',
-})
-
 /**
  * Claude Code's built-in tools that reach the shell, the files or the web (as Claude Code
  * 2.1.332 names them: it warns about a rule naming a tool it lacks, such as `LS` or

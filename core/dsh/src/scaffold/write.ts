@@ -10,9 +10,9 @@ import { scaffoldOrigin } from './origin.js'
 
 /** What the scaffold depends on: this dsh (its version, and its directory), the cordis it runs on, schemastery's range. */
 export function scaffoldVersions(dshPackageJson: URL): ScaffoldVersions {
-  const pkg = JSON.parse(readFileSync(dshPackageJson, 'utf8')) as { version: string; peerDependencies: Record<string, string>; dependencies: Record<string, string> }
+  const pkg = JSON.parse(readFileSync(dshPackageJson, 'utf8')) as { version: string; dependencies: Record<string, string> }
   const { dshDir, cordisDir } = scaffoldOrigin(dshPackageJson)
-  return { dsh: pkg.version, cordis: pkg.peerDependencies.cordis, schemastery: `^${pkg.dependencies.schemastery}`, typescript: '~5.9.3', nodeTypes: '^20.19.0', dshDir, cordisDir }
+  return { dsh: pkg.version, cordis: `^${pkg.dependencies.cordis}`, schemastery: `^${pkg.dependencies.schemastery}`, typescript: '~5.9.3', nodeTypes: '^20.19.0', dshDir, cordisDir }
 }
 
 export function writeScaffold(target: string, versions: ScaffoldVersions, packageName?: string): { dir: string; names: PluginNames; files: string[] } {

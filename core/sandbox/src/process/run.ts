@@ -9,7 +9,7 @@
  * ended, as a tagged termination; timers are cleared in `finally`.
  */
 import { randomUUID } from 'node:crypto'
-import type { ResultPromise } from 'execa'
+import { spawn } from 'node:child_process'
 import { OutputCapture } from './capture.js'
 import { killRun } from './kill.js'
 import { PROCESS_TAG_VARIABLE } from './tree.js'
@@ -62,10 +62,6 @@ export interface RunningProcess {
   readonly done: Promise<ProcessOutcome>
 }
 
-let execaModule: Promise<typeof import('execa')> | undefined
-// Why lazy: importing @dsh/sandbox (every CLI start) must not load execa; only a run needs it
-const loadExeca = () => (execaModule ??= import('execa'))
-
 /** What the caller and the run share: why it ends, and how to end it once it runs. */
 interface Control {
   termination?: Termination
@@ -90,7 +86,7 @@ async function run(options: ProcessOptions, stdout: OutputCapture, stderr: Outpu
     exitCode: null, signal: null, stdout, stderr, durationMs: Math.round((performance.now() - started) * 1000) / 1000, termination: control.termination, ...fields,
   })
   const { signal } = options
-  // Why before the first await: an abort while execa is first imported must still end the run
+  // Why before the first await: an abort before the process starts must still end the run
   const onAbort = () => stop({ reason: 'aborted' })
   if (signal?.aborted) onAbort()
   else signal?.addEventListener('abort', onAbort, { once: true })
@@ -102,23 +98,29 @@ async function run(options: ProcessOptions, stdout: OutputCapture, stderr: Outpu
 }
 
 async function spawnAndWait(options: ProcessOptions, stdout: OutputCapture, stderr: OutputCapture, control: Control, stop: (why: Termination) => void, outcome: (fields: Partial<ProcessOutcome>) => ProcessOutcome): Promise<ProcessOutcome> {
-  const { execa } = await loadExeca()
   if (control.termination) return outcome({ spawnError: 'the run was ended before it started' })
   const tag = randomUUID()
-  const child: ResultPromise = execa(options.argv[0], options.argv.slice(1), {
+  const env = { ...(options.extendEnv ? process.env : {}), ...options.env, [PROCESS_TAG_VARIABLE]: tag }
+  let failure: string | undefined
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
+  const child = spawn(options.argv[0], options.argv.slice(1), {
     cwd: options.cwd,
-    env: { ...options.env, [PROCESS_TAG_VARIABLE]: tag },
-    extendEnv: options.extendEnv ?? false,
+    env,
     // its own process group, so one signal reaches every process that stayed in it
     detached: true,
-    buffer: false,
-    reject: false,
-    stdin: options.input === undefined ? 'ignore' : 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   })
   const pid = child.pid
-  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
+  // 'close' comes once the process has exited and its output pipes are closed (or destroyed below)
+  const closed = new Promise<void>((resolve) => {
+    child.on('close', () => resolve())
+    child.on('error', (error) => {
+      // a spawn that failed has no pid and never closes; any later error is not the run's end
+      if (child.pid !== undefined) return
+      failure = error.message
+      resolve()
+    })
+  })
   child.on('exit', (code, sig) => {
     exit = { code, signal: sig }
   })
@@ -147,12 +149,8 @@ async function spawnAndWait(options: ProcessOptions, stdout: OutputCapture, stde
   if (options.input !== undefined) child.stdin?.end(options.input)
   if (control.termination) control.kill()
 
-  let failure: string | undefined
   try {
-    const result = await child
-    if (exit === undefined && !control.termination) failure = String(result.cause instanceof Error ? result.cause.message : result.cause ?? result.message)
-  } catch (error) {
-    if (exit === undefined && !control.termination) failure = error instanceof Error ? error.message : String(error)
+    await closed
   } finally {
     clearTimeout(deadline)
     clearTimeout(force)
@@ -162,6 +160,7 @@ async function spawnAndWait(options: ProcessOptions, stdout: OutputCapture, stde
     // Why: a process that outlived SIGTERM before the grace ran out, or one left behind by a normal exit
     if ((control.termination && !forced) || options.reapOnExit) killRun(pid, tag, 'SIGKILL')
   }
+  if (control.termination && exit === undefined) failure = undefined
   if (failure !== undefined || (exit === undefined && !control.termination)) return outcome({ spawnError: failure ?? 'the process never started' })
   return outcome({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null })
 }

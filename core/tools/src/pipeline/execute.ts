@@ -125,7 +125,7 @@ class Wrapped {
   run(): Promise<ToolResult> {
     let chain: Promise<unknown>
     try {
-      chain = compose(this.dispatch.call.gates.around, undefined, this.dispatch.ready.exec, this.fallback, this.mapNext)
+      chain = compose(this.dispatch.call.gates.around, this.dispatch.ready.exec, this.fallback, { mapNext: this.mapNext })
     } catch (error) {
       chain = Promise.reject(error)
     }

@@ -46,7 +46,7 @@ export async function postExecute(env: PipelineEnv, call: Call, exec: Execution,
   const started = new Inflight()
   let output: ToolResult | BlockDecision
   try {
-    output = await compose(post, undefined, Object.freeze({ exec, result: Object.freeze(result) }), passThrough, undefined, observe, started)
+    output = await compose(post, Object.freeze({ exec, result: Object.freeze(result) }), passThrough, { observe, started })
   } catch (error) {
     observe(error, true, 0)
     output = result

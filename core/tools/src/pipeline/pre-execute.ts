@@ -64,7 +64,7 @@ export async function preExecute(env: PipelineEnv, call: Call, exec: Execution):
   }
   const started = new Inflight()
   try {
-    await compose(call.gates.pre, undefined, exec, allow, undefined, observe, started)
+    await compose(call.gates.pre, exec, allow, { observe, started })
   } catch {
     // already observed as a failure
   }
