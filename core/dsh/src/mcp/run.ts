@@ -12,7 +12,9 @@ import { describeError, raw } from '@dsh/kernel'
 import { commandOptions, configNotice } from '../default-set.js'
 import { createKernel, type Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
-import { mcpLimits } from './limits.js'
+import { mcpLimits, type McpLimits } from './limits.js'
+import { buildId, firstAnswerFile, readFirstAnswer, sameAnswer, writeFirstAnswer, type FirstAnswer } from './first-answer.js'
+import type { DshMcpServer } from './server.js'
 import { rateLimitedLog } from './rate-limited-log.js'
 import { loadPlugin } from '../load-plugin.js'
 import { importPlugin } from '../plugins.js'
@@ -36,6 +38,35 @@ export interface RunMcpOptions {
 /** How long the shutdown waits for cancelled calls to end (DESIGN §16.1: the process is gone within 100 ms). */
 const SHUTDOWN_GRACE_MS = 50
 
+/** With a snapshot, the kernel starts this long after connecting at the latest (sooner on tools/list or a call). */
+const KERNEL_START_DELAY_MS = 50
+
+/** What ends the server: stdin closing, SIGTERM, SIGINT, or stdout failing (the client went away). */
+function endings(): { ended: Promise<string>; off(): void } {
+  let finish!: (reason: string) => void
+  const ended = new Promise<string>((resolve) => (finish = resolve))
+  const onStdinEnd = () => finish('stdin closed')
+  const onTerm = () => finish('SIGTERM')
+  const onInt = () => finish('SIGINT')
+  // writing to a closed pipe fails with EPIPE
+  const onStdoutError = (error: Error) => finish(`stdout failed: ${describeError(error)}`)
+  process.stdin.once('end', onStdinEnd)
+  process.stdin.once('close', onStdinEnd)
+  process.once('SIGTERM', onTerm)
+  process.once('SIGINT', onInt)
+  process.stdout.on('error', onStdoutError)
+  return {
+    ended,
+    off() {
+      process.stdin.off('end', onStdinEnd)
+      process.stdin.off('close', onStdinEnd)
+      process.off('SIGTERM', onTerm)
+      process.off('SIGINT', onInt)
+      process.stdout.off('error', onStdoutError)
+    },
+  }
+}
+
 const log = (line: string) => {
   process.stderr.write(`${line}\n`)
 }
@@ -48,73 +79,108 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   // its evaluation fills the time the kernel waits for the sandbox probe's process
   const protocol = Promise.all([import('./server.js'), import('./stdio-transport.js')])
   protocol.catch(() => {})
-  let kernel: Kernel
-  let modules: Awaited<typeof protocol>
+  // the answers of the last start like this one (first-answer.ts): only a plain start has one
+  const snapshot = !options.watch && !options.otel && options.resume === undefined ? firstAnswerFile({ configFile: options.configFile, build: buildId() }) : undefined
+  const early = snapshot ? readFirstAnswer(snapshot) : undefined
+  // from the start with a snapshot: the client may go away before the kernel is up
+  const ending = early ? endings() : undefined
+  // Why the kernel waits for the first answers with a snapshot: its start would hold them (one thread)
+  let go!: () => void
+  const triggered = new Promise<void>((resolve) => (go = resolve))
+  if (!early) go()
   let tracing: Tracing | undefined
-  try {
-    // the SDK only with --otel: its packages are not even loaded otherwise
-    if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
-    log(configNotice('mcp', options.configFile && resolve(options.configFile)))
-    kernel = await createKernel(commandOptions(options.configFile), { probeSandbox: true })
-  } catch (error) {
+  const sessionId = options.resume ?? `mcp-${randomUUID()}`
+  /** said on stderr once what was started is stopped: the exit code of a start that failed */
+  const fail = async (message: string, kernel?: Kernel): Promise<2> => {
+    await kernel?.dispose().catch(() => {})
     await tracing?.shutdown().catch(() => {})
     stdout.release()
-    log(`dsh mcp: ${options.otel && !tracing ? '--otel: ' : ''}${describeError(error)}`)
+    log(`dsh mcp: ${message}`)
     return 2
   }
+  log(configNotice('mcp', options.configFile && resolve(options.configFile)))
+  // the kernel, its session lock taken: what a call waits for
+  const starting = (async (): Promise<{ kernel: Kernel; lock: SessionLock } | { failed: 2 }> => {
+    await triggered
+    let kernel: Kernel
+    try {
+      // the SDK only with --otel: its packages are not even loaded otherwise
+      if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
+      kernel = await createKernel(commandOptions(options.configFile), { probeSandbox: true })
+    } catch (error) {
+      return { failed: await fail(`${options.otel && !tracing ? '--otel: ' : ''}${describeError(error)}`) }
+    }
+    if (tracing) {
+      log(`dsh mcp: ${tracing.summary}`)
+      try {
+        await plugOtel(kernel)
+      } catch (error) {
+        return { failed: await fail(`--otel: ${describeError(error)}`, kernel) }
+      }
+    }
+    const sessionsDir = raw(kernel.ctx.sessions).dir
+    const logPath = join(sessionsDir, `${sessionId}.jsonl`)
+    if (options.resume !== undefined && !existsSync(logPath)) return { failed: await fail(`--session: no session ${JSON.stringify(options.resume)} (${logPath} does not exist)`, kernel) }
+    // one server per session: a second one resuming it would interleave its appends with ours
+    try {
+      mkdirSync(sessionsDir, { recursive: true, mode: 0o700 })
+      return { kernel, lock: lockSession(sessionId, logPath) }
+    } catch (error) {
+      return { failed: await fail(`--session: ${describeError(error)}`, kernel) }
+    }
+  })()
+  // Why the kernel first without a snapshot: a config that cannot load exits 2 before the client is answered
+  const started = early ? undefined : await starting
+  if (started && 'failed' in started) {
+    ending?.off()
+    return 2
+  }
+  let modules: Awaited<typeof protocol>
   try {
     modules = await protocol
   } catch (error) {
-    await kernel.dispose().catch(() => {})
-    await tracing?.shutdown().catch(() => {})
-    stdout.release()
-    log(`dsh mcp: the MCP server cannot be loaded: ${describeError(error)}`)
-    return 2
-  }
-  if (tracing) {
-    log(`dsh mcp: ${tracing.summary}`)
-    try {
-      await plugOtel(kernel)
-    } catch (error) {
-      await kernel.dispose().catch(() => {})
-      await tracing.shutdown().catch(() => {})
-      stdout.release()
-      log(`dsh mcp: --otel: ${describeError(error)}`)
-      return 2
-    }
-  }
-
-  const sessionId = options.resume ?? `mcp-${randomUUID()}`
-  const sessionsDir = raw(kernel.ctx.sessions).dir
-  const logPath = join(sessionsDir, `${sessionId}.jsonl`)
-  const refuse = async (message: string): Promise<number> => {
-    await kernel.dispose().catch(() => {})
-    await tracing?.shutdown().catch(() => {})
-    stdout.release()
-    log(`dsh mcp: --session: ${message}`)
-    return 2
-  }
-  if (options.resume !== undefined && !existsSync(logPath)) return refuse(`no session ${JSON.stringify(options.resume)} (${logPath} does not exist)`)
-  // one server per session: a second one resuming it would interleave its appends with ours
-  let lock: SessionLock
-  try {
-    mkdirSync(sessionsDir, { recursive: true, mode: 0o700 })
-    lock = lockSession(sessionId, logPath)
-  } catch (error) {
-    return refuse(describeError(error))
+    ending?.off()
+    go()
+    const up = started ?? await starting
+    if ('failed' in up) return 2
+    up.lock.release()
+    return fail(`the MCP server cannot be loaded: ${describeError(error)}`, up.kernel)
   }
   const [{ createMcpServer }, { DshStdioTransport }] = modules
-  const limits = mcpLimits(kernel.options.mcp)
+  const limits = early?.limits ?? mcpLimits(started!.kernel.options.mcp)
   // a client can send malformed messages as fast as it likes: what is said about them is rate-limited
   const report = rateLimitedLog((line) => log(`dsh mcp: ${line}`), { what: 'refused messages' })
   const transport = new DshStdioTransport(process.stdin, stdout.stream, { ...limits, buffered: stdout.buffered, report })
   transport.onerror = (error) => log(`dsh mcp: ${describeError(error)}`)
   // Why only with --watch: without it nothing is reloaded while the server runs, and no call pays the stats
   const guard = options.watch && options.configFile ? new ReloadGuard() : undefined
-  const mcp = createMcpServer(kernel, {
+  const kernelStarted = starting.then((up) => {
+    if ('failed' in up) throw new Error('the kernel did not start')
+    return up.kernel
+  })
+  const mcp = createMcpServer(started?.kernel ?? kernelStarted, {
     log, sessionId, calls: guard, maxConcurrentCalls: limits.maxConcurrentCalls, shutdownGraceMs: SHUTDOWN_GRACE_MS,
     admit: (signal) => transport.admit(signal), afterAnswer: (id, done) => transport.afterAnswer(id, done),
+    early, onEarlyAnswer: () => setImmediate(go),
   })
+  if (early && ending) {
+    // initialize and tools/list answered from the snapshot; the kernel starts once tools/list is
+    // answered, a call arrives, or soon after connecting (a client that does not list)
+    await mcp.connect(transport)
+    setTimeout(go, KERNEL_START_DELAY_MS).unref()
+    const up = await Promise.race([starting, ending.ended])
+    if (typeof up === 'string' || 'failed' in up) {
+      // nothing ran and no session was opened: the calls held are answered by the closing server
+      if (typeof up === 'string') log(`dsh mcp: shutting down (${up}) before the kernel started`)
+      await mcp.close(typeof up === 'string' ? up : 'the kernel did not start').catch(() => {})
+      ending.off()
+      stdout.release()
+      return typeof up === 'string' ? 0 : 2
+    }
+  }
+  const { kernel, lock } = (started ?? await starting) as { kernel: Kernel; lock: SessionLock }
+  const stop = ending ?? endings()
+  if (snapshot) keepFirstAnswer(snapshot, early, mcp, limits)
   let watcher: ConfigWatcher | undefined
   if (guard && options.configFile) {
     const file = options.configFile
@@ -144,33 +210,16 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     }, { onError: (error) => log(`dsh mcp: watching ${file}: ${describeError(error)}`), codeFiles: () => pluginCodeFiles(kernel, file) })
   }
 
-  let finish!: (reason: string) => void
-  const ended = new Promise<string>((resolve) => (finish = resolve))
-  const onStdinEnd = () => finish('stdin closed')
-  const onTerm = () => finish('SIGTERM')
-  const onInt = () => finish('SIGINT')
-  // the client went away: writing to a closed pipe fails with EPIPE
-  const onStdoutError = (error: Error) => finish(`stdout failed: ${describeError(error)}`)
-  process.stdin.once('end', onStdinEnd)
-  process.stdin.once('close', onStdinEnd)
-  process.once('SIGTERM', onTerm)
-  process.once('SIGINT', onInt)
-  process.stdout.on('error', onStdoutError)
-
   let reason = 'the server failed to start'
   try {
-    await mcp.connect(transport)
-    reason = await ended
+    if (!early) await mcp.connect(transport)
+    reason = await stop.ended
     log(`dsh mcp: shutting down (${reason})`)
   } finally {
     watcher?.close()
     await mcp.close(reason).catch((error) => log(`dsh mcp: closing: ${describeError(error)}`))
     await kernel.dispose().catch((error) => log(`dsh mcp: disposing the kernel: ${describeError(error)}`))
-    process.stdin.off('end', onStdinEnd)
-    process.stdin.off('close', onStdinEnd)
-    process.off('SIGTERM', onTerm)
-    process.off('SIGINT', onInt)
-    process.stdout.off('error', onStdoutError)
+    stop.off()
     // the log is closed with the kernel: only then may another server take the session
     lock.release()
     report.flush()
@@ -179,6 +228,22 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     stdout.release()
   }
   return 0
+}
+
+/**
+ * After the kernel is up: the snapshot for the next start, written when it differs from the one
+ * this start used; instructions sent from a stale one are said (the client cannot be told again).
+ */
+function keepFirstAnswer(file: string, early: FirstAnswer | undefined, mcp: DshMcpServer, limits: McpLimits): void {
+  setImmediate(() => {
+    mcp.firstAnswer().then((now) => {
+      const answer = { ...now, limits }
+      if (early && sameAnswer(early, answer)) return
+      if (early && early.instructions !== answer.instructions) log('dsh mcp: the instructions sent at initialize came from the start-up snapshot and have changed since; the next start sends the new ones')
+      const error = writeFirstAnswer(file, answer)
+      if (error) log(`dsh mcp: the start-up snapshot could not be written (${file}): ${describeError(error)}`)
+    }, () => {})
+  })
 }
 
 /** The bundled otel plugin on the kernel, with its defaults — unless the config loads it already. */
