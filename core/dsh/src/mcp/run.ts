@@ -23,6 +23,7 @@ import { claimStdout } from './stdout-guard.js'
 import { watchConfig, type ConfigWatcher } from './watch.js'
 import { ReloadGuard } from './reload-guard.js'
 import { pluginCodeFiles } from '../code-reload/code-files.js'
+import { killChildren, settleWithin } from './bounded-dispose.js'
 
 export interface RunMcpOptions {
   /** the dsh.yml to load (none: the built-in default set) */
@@ -37,6 +38,13 @@ export interface RunMcpOptions {
 
 /** How long the shutdown waits for cancelled calls to end (DESIGN §16.1: the process is gone within 100 ms). */
 const SHUTDOWN_GRACE_MS = 50
+/**
+ * From the shutdown's start, when the kernel's dispose is no longer waited for (bounded-dispose.ts):
+ * the session log is closed before; what is left of 100 ms is the exit's flush.
+ */
+const SHUTDOWN_BUDGET_MS = 80
+/** the dispose's least share of the bound, when closing the session took the rest */
+const DISPOSE_FLOOR_MS = 10
 
 /** With a snapshot, the kernel starts this long after connecting at the latest (sooner on tools/list or a call). */
 const KERNEL_START_DELAY_MS = 50
@@ -173,6 +181,8 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
       // nothing ran and no session was opened: the calls held are answered by the closing server
       if (typeof up === 'string') log(`dsh mcp: shutting down (${up}) before the kernel started`)
       await mcp.close(typeof up === 'string' ? up : 'the kernel did not start').catch(() => {})
+      // the kernel's start is left where it is: its processes (the sandbox probe) do not outlive this one
+      killChildren()
       ending.off()
       stdout.release()
       return typeof up === 'string' ? 0 : 2
@@ -211,14 +221,23 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   }
 
   let reason = 'the server failed to start'
+  let stopping: number | undefined
   try {
     if (!early) await mcp.connect(transport)
     reason = await stop.ended
+    stopping = performance.now()
     log(`dsh mcp: shutting down (${reason})`)
   } finally {
+    stopping ??= performance.now()
     watcher?.close()
+    // the calls cancelled and recorded, the session ended: its log is closed here
     await mcp.close(reason).catch((error) => log(`dsh mcp: closing: ${describeError(error)}`))
-    await kernel.dispose().catch((error) => log(`dsh mcp: disposing the kernel: ${describeError(error)}`))
+    const disposing = kernel.dispose().catch((error) => log(`dsh mcp: disposing the kernel: ${describeError(error)}`))
+    const left = Math.max(DISPOSE_FLOOR_MS, stopping + SHUTDOWN_BUDGET_MS - performance.now())
+    if (!(await settleWithin(disposing, left))) log(`dsh mcp: the plugins' dispose had not ended ${SHUTDOWN_BUDGET_MS} ms into the shutdown (the session log is closed); exiting without waiting for it`)
+    // nothing dsh started outlives it: what a plugin's dispose did not stop (yet) is killed
+    const killed = killChildren()
+    if (killed.length) log(`dsh mcp: killed ${killed.length} child process(es) still running at exit (pid ${killed.join(', ')})`)
     stop.off()
     // the log is closed with the kernel: only then may another server take the session
     lock.release()
