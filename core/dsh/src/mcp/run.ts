@@ -6,23 +6,17 @@
  */
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join, resolve } from 'node:path'
 import { describeError, raw } from '@dsh/kernel'
-import { commandOptions, configNotice } from '../default-set.js'
-import { createKernel, type Kernel } from '../kernel.js'
+import type { Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
 import { mcpLimits, type McpLimits } from './limits.js'
 import { buildId, firstAnswerFile, readFirstAnswer, sameAnswer, writeFirstAnswer, type FirstAnswer } from './first-answer.js'
 import type { DshMcpServer } from './server.js'
 import { rateLimitedLog } from './rate-limited-log.js'
-import { loadPlugin } from '../load-plugin.js'
-import { importPlugin } from '../plugins.js'
-import { lockSession, type SessionLock } from '../sessions/lock.js'
+import type { SessionLock } from '../sessions/lock.js'
 import { claimStdout } from './stdout-guard.js'
-import { watchConfig, type ConfigWatcher } from './watch.js'
-import { ReloadGuard } from './reload-guard.js'
-import { pluginCodeFiles } from '../code-reload/code-files.js'
+import type { ConfigWatcher } from './watch.js'
 import { killChildren, settleWithin } from './bounded-dispose.js'
 
 export interface RunMcpOptions {
@@ -106,11 +100,18 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     log(`dsh mcp: ${message}`)
     return 2
   }
-  log(configNotice('mcp', options.configFile && resolve(options.configFile)))
   // the kernel, its session lock taken: what a call waits for
   const starting = (async (): Promise<{ kernel: Kernel; lock: SessionLock } | { failed: 2 }> => {
     await triggered
     let kernel: Kernel
+    let start: typeof import('./kernel-start.js')
+    try {
+      start = await import('./kernel-start.js')
+    } catch (error) {
+      return { failed: await fail(`the kernel cannot be loaded: ${describeError(error)}`) }
+    }
+    const { commandOptions, configNotice, createKernel, lockSession, plugOtel } = start
+    log(configNotice('mcp', options.configFile && resolve(options.configFile)))
     try {
       // the SDK only with --otel: its packages are not even loaded otherwise
       if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
@@ -161,7 +162,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   const transport = new DshStdioTransport(process.stdin, stdout.stream, { ...limits, buffered: stdout.buffered, report })
   transport.onerror = (error) => log(`dsh mcp: ${describeError(error)}`)
   // Why only with --watch: without it nothing is reloaded while the server runs, and no call pays the stats
-  const guard = options.watch && options.configFile ? new ReloadGuard() : undefined
+  const guard = options.watch && options.configFile ? new (await import('./reload-guard.js')).ReloadGuard() : undefined
   const kernelStarted = starting.then((up) => {
     if ('failed' in up) throw new Error('the kernel did not start')
     return up.kernel
@@ -193,6 +194,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   if (snapshot) keepFirstAnswer(snapshot, early, mcp, limits)
   let watcher: ConfigWatcher | undefined
   if (guard && options.configFile) {
+    const [{ watchConfig }, { pluginCodeFiles }] = await Promise.all([import('./watch.js'), import('../code-reload/code-files.js')])
     const file = options.configFile
     const watched = () => [resolve(file), ...pluginCodeFiles(kernel, file)]
     guard.watch(watched())
@@ -263,11 +265,4 @@ function keepFirstAnswer(file: string, early: FirstAnswer | undefined, mcp: DshM
       if (error) log(`dsh mcp: the start-up snapshot could not be written (${file}): ${describeError(error)}`)
     }, () => {})
   })
-}
-
-/** The bundled otel plugin on the kernel, with its defaults — unless the config loads it already. */
-async function plugOtel(kernel: Kernel): Promise<void> {
-  if (kernel.plugins().some((p) => p.plugin?.name === 'otel')) return
-  const plugin = await importPlugin('otel', dirname(fileURLToPath(import.meta.url)))
-  await loadPlugin(kernel.ctx, plugin)
 }
