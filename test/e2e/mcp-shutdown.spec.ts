@@ -72,6 +72,38 @@ describe('dsh mcp: prompt shutdown', () => {
   })
 })
 
+describe('dsh mcp: a plugin that does not let go', () => {
+  /** whether `pid` is still a process (a zombie counts as gone: it runs nothing) */
+  function alive(pid: number): boolean {
+    try {
+      return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    } catch {
+      return false
+    }
+  }
+
+  for (const how of ['SIGINT', 'stdin'] as const) {
+    it(`${how}: a dispose that never ends does not hold the exit, and the child it left running is killed; the log is closed whole`, async () => {
+      ws = new Workspace({ plugins: { [fixture('echo-tool.mjs')]: {} } })
+      const pidFile = join(ws.dir, 'child.pid')
+      ws.write({ plugins: { [fixture('echo-tool.mjs')]: {}, [fixture('stuck-dispose.mjs')]: { pidFile } } })
+      const server = rawServer(['--config', ws.config], ws.dir)
+      await server.initialize()
+      server.send({ id: 1, method: 'tools/call', params: { name: 'echo', arguments: { command: 'x' } } })
+      await server.reply(1)
+      const pid = Number(readFileSync(pidFile, 'utf8'))
+      expect(alive(pid)).toBe(true)
+      const ms = await stop(server, how)
+      console.info(`mcp shutdown (${how}, a dispose that never ends): exit ${ms.toFixed(0)} ms after it`)
+      await until(() => !alive(pid), `the plugin's child ${pid} to be gone`, 5000)
+      const lines = logLines(ws.dir)
+      expect(lines.find((e) => e.type === 'mcp/closed')?.data).toEqual({ reason: how === 'stdin' ? 'stdin closed' : how })
+      expect(lines.at(-1)?.type).toBe('turn/end')
+      expect(server.stderr()).toMatch(/dsh mcp: killed 1 child process\(es\) still running at exit/)
+    })
+  }
+})
+
 describe('dsh mcp --otel: a collector that is down', () => {
   /** A port on 127.0.0.1 nothing listens on (bound, then closed). */
   async function closedPort(): Promise<number> {

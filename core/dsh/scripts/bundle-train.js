@@ -20,9 +20,9 @@ const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }
 const TIMEOUT_MS = 120_000
 
 /** One training run of `args` in `cwd`; `answer` replies to each line the CLI writes (JSON-RPC over stdio), ending stdin when it returns null. */
-function trainingRun(file, args, cwd, answer) {
+function trainingRun(file, args, cwd, answer, env = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), file, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } })
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), file, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '', ...env } })
     const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS)
     let stderr = ''
     let buffered = ''
@@ -58,17 +58,22 @@ export async function trainCache(file) {
     const configured = join(dir, 'configured')
     mkdirSync(bare)
     mkdirSync(configured)
-    await trainingRun(file, ['mcp'], bare, (message) => {
+    const mcp = (message) => {
       if (message.id === 1) return `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(LIST)}\n`
       if (message.id === 2) {
         if (!Array.isArray(message.result?.tools)) throw new Error(`the training run of dsh mcp answered tools/list with ${JSON.stringify(message)}`)
         return null
       }
       return undefined
-    })
+    }
+    // twice, with a start-up snapshot of their own (not the user's): the first start in a
+    // directory, then the next one, which answers from the snapshot the first left (mcp/first-answer.ts)
+    const cache = { XDG_CACHE_HOME: join(dir, 'cache') }
+    await trainingRun(file, ['mcp'], bare, mcp, cache)
+    await trainingRun(file, ['mcp'], bare, mcp, cache)
     const config = join(configured, 'dsh.yml')
     writeFileSync(config, `dataDir: ${join(configured, '.dsh')}\nsandbox:\n  workspace: ${configured}\nplugins:\n  workspace-tools:\n    workspace: ${configured}\n`)
-    await trainingRun(file, ['exec', 'ls', JSON.stringify({ path: configured }), '--config', config], configured)
+    await trainingRun(file, ['exec', 'ls', JSON.stringify({ path: configured }), '--config', config], configured, undefined, cache)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

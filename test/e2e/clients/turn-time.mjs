@@ -1,6 +1,9 @@
 // The wall time of one headless turn of each real client, with dsh as its tool layer against the
 // same turn without dsh, in the same run (medians of 5, interleaved): a turn that answers at once,
-// and a turn with one `echo` through the shell tool (dsh's bash, or the client's own). Needs the
+// and a turn with one `echo` through the shell tool (dsh's bash, or the client's own). With dsh,
+// twice: in a fresh HOME and project each turn (`cold`: dsh's first start there), and in one HOME
+// and project kept across the turns after an unmeasured first one (`warm`: a user's next turn, dsh
+// answering from the start-up snapshot of its last start there). Needs the
 // clients in ~/.cache/dsh-test-clients (the e2e tests install them) and the build.
 //   node test/e2e/clients/turn-time.mjs
 import { spawn, spawnSync } from 'node:child_process'
@@ -33,8 +36,8 @@ function run(bin, args, cwd, env) {
   })
 }
 
-async function turn(client, withDsh, shell) {
-  const b = box()
+async function turn(client, withDsh, shell, kept) {
+  const b = kept ?? box()
   const step = shell ? (withDsh ? { call: 'bash', input: { command: 'echo $((6*7))xyz' } } : client === 'claude' ? { tool: 'Bash', input: { command: 'echo $((6*7))xyz' } } : { tool: 'exec_command', input: { cmd: 'echo $((6*7))xyz' } }) : undefined
   const m = await startModel(step ? [step, { text: 'done' }] : [{ text: 'done' }])
   const env = { PATH: process.env.PATH, HOME: b.home, TMPDIR: process.env.TMPDIR ?? tmpdir(), LANG: 'C.UTF-8' }
@@ -43,7 +46,7 @@ async function turn(client, withDsh, shell) {
     Object.assign(env, { ANTHROPIC_BASE_URL: m.url, ANTHROPIC_API_KEY: 'sk-stand-in', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' })
     args = ['-p', 'go', '--output-format', 'json', ...(withDsh ? [] : ['--allowedTools', 'Bash'])]
   } else {
-    mkdirSync(join(b.home, '.codex'))
+    mkdirSync(join(b.home, '.codex'), { recursive: true })
     writeFileSync(join(b.home, '.codex/config.toml'), `model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\nbase_url = "${m.url}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n`)
     env.STANDIN_KEY = 'sk-stand-in'
     // without dsh, Codex's own shell unconfined: its sandbox helper cannot be installed under /tmp here
@@ -53,7 +56,7 @@ async function turn(client, withDsh, shell) {
   const r = await run(BIN[client], args, b.project, env)
   const ok = r.code === 0 && (!shell || JSON.stringify(m.requests).includes('42xyz'))
   await m.close()
-  rmSync(b.root, { recursive: true, force: true })
+  if (!kept) rmSync(b.root, { recursive: true, force: true })
   if (!ok) throw new Error(`${client} ${withDsh ? 'with' : 'without'} dsh failed (exit ${r.code}):\n${r.out.slice(-2000)}`)
   return r.ms
 }
@@ -62,13 +65,20 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 for (const client of ['claude', 'codex']) {
   for (const shell of [false, true]) {
-    const times = { with: [], without: [] }
+    const times = { with: [], warm: [], without: [] }
+    const kept = box()
+    await turn(client, true, shell, kept)
     for (let i = 0; i < RUNS; i++) {
       times.without.push(await turn(client, false, shell))
       times.with.push(await turn(client, true, shell))
+      times.warm.push(await turn(client, true, shell, kept))
     }
-    const w = median(times.with)
+    rmSync(kept.root, { recursive: true, force: true })
     const wo = median(times.without)
-    console.log(`${client.padEnd(6)} ${shell ? 'one echo' : 'answer  '}  without dsh ${wo.toFixed(0).padStart(5)} ms  with dsh ${w.toFixed(0).padStart(5)} ms  dsh's share ${(w - wo).toFixed(0).padStart(5)} ms  (medians of ${RUNS}; with: ${times.with.map((t) => t.toFixed(0)).join(' ')}; without: ${times.without.map((t) => t.toFixed(0)).join(' ')})`)
+    const list = (xs) => xs.map((t) => t.toFixed(0)).join(' ')
+    for (const [label, xs] of [['cold', times.with], ['warm', times.warm]]) {
+      const w = median(xs)
+      console.log(`${client.padEnd(6)} ${shell ? 'one echo' : 'answer  '}  without dsh ${wo.toFixed(0).padStart(5)} ms  with dsh (${label}) ${w.toFixed(0).padStart(5)} ms  dsh's share ${(w - wo).toFixed(0).padStart(5)} ms  (medians of ${RUNS}; with: ${list(xs)}; without: ${list(times.without)})`)
+    }
   }
 }

@@ -36,6 +36,12 @@ Options:
                        holder's pid
   -h, --help           show this help
 
+A start like an earlier one (same dsh, node, directory and config file)
+answers initialize and tools/list from that start's snapshot in
+$XDG_CACHE_HOME/dsh/first-answer (~/.cache/dsh/first-answer) while its plugins
+load; every tool call waits until they have. Not with --watch, --otel or
+--session.
+
 Limits (the mcp section of dsh.yml, docs/configuration.md): maxMessageBytes
 (10 MiB; a larger message is refused with a JSON-RPC error), maxConcurrentCalls
 (16), maxBytesInFlight (32 MiB; over it stdin is read no further until the

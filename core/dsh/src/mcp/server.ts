@@ -11,9 +11,9 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ForkScope } from 'cordis'
-import { describeError, type Session } from '@dsh/kernel'
+import { canonicalJson, describeError, type Session } from '@dsh/kernel'
 import { raw } from '@dsh/kernel/internals'
 import { ToolScheduler, type ToolService } from '@dsh/tools'
 import type {} from '@dsh/approval'
@@ -32,6 +32,7 @@ import { RawArguments } from './raw-arguments.js'
 import { toCallToolResult } from './results.js'
 import { ToolListNotifier } from './tool-list.js'
 import { toMcpTool } from './tool-wire.js'
+import type { FirstAnswer } from './first-answer.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
@@ -69,6 +70,13 @@ export interface McpServerOptions {
    * a call keeps its place until its result counts as bytes in flight. Default: at once.
    */
   afterAnswer?(requestId: string | number, done: () => void): void
+  /**
+   * The start-up snapshot (first-answer.ts): with it, `initialize` and `tools/list` are answered from
+   * it while the kernel starts; calls wait for the kernel. Once it is up, a differing list is announced.
+   */
+  early?: FirstAnswer
+  /** told when a `tools/list` was answered from `early`, and when a call waits for the kernel */
+  onEarlyAnswer?(): void
 }
 
 /** What `--watch` needs to know of the calls: `enter` may hold a call back while a reload reads. */
@@ -89,6 +97,10 @@ export interface DshMcpServer {
   refuseReload(refusal: { files: string[]; calls: string[]; message: string }): Promise<void>
   /** cancel what runs, end the turn, close the session and the transport. Idempotent. */
   close(reason: string): Promise<void>
+  /** the answers a start gives first, as the kernel now has them (after `ready`) */
+  firstAnswer(): Promise<Omit<FirstAnswer, 'limits'>>
+  /** settles once the kernel is there and the server's listeners are on it */
+  readonly ready: Promise<void>
 }
 
 const VERSION: string = (() => {
@@ -101,8 +113,14 @@ const VERSION: string = (() => {
 
 const short = (text: unknown) => String(text ?? '').slice(0, 200)
 
-export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}): DshMcpServer {
+/**
+ * `starting`: the kernel, or its start — the server then answers what it can before the kernel is
+ * there (`options.early`) and holds every call until it is; a start that fails fails the calls held.
+ */
+export function createMcpServer(starting: Kernel | Promise<Kernel>, options: McpServerOptions = {}): DshMcpServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  // Why a binding set once: every handler below that reaches the kernel runs after `ready`
+  let kernel!: Kernel
   const tools = (): ToolService => raw(kernel.ctx.tools)
   const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyJsonSchemaValidator() })
   const audit = auditLog(server, (error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
@@ -118,12 +136,9 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   let initialized = false
   let closed: Promise<void> | undefined
 
-  const notifier = new ToolListNotifier({
-    current: () => tools().wireSchemas(),
-    send: () => server.sendToolListChanged(),
-    ready: () => initialized && !closing.signal.aborted,
-    onError: (error) => log(`dsh mcp: could not send tools/list_changed: ${describeError(error)}`),
-  })
+  let notifier!: ToolListNotifier
+  /** whether a `tools/list` was answered from the snapshot */
+  let listedEarly = false
 
   const canElicit = () => Boolean(server.getClientCapabilities()?.elicitation?.form)
 
@@ -145,7 +160,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     return session
   }
 
-  server.oninitialized = () => {
+  const onInitialized = () => {
     open()
     initialized = true
     // SDK 1.32 receivers ignore `notifications/cancelled` for request id 0 (typescript-sdk#2283), and a
@@ -161,11 +176,48 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
     notifier.check()
   }
 
-  answerWithInstructions(server, () => kernel.ctx.systemPrompt.assemble(), (error) => log(`dsh mcp: the system prompt could not be assembled for the instructions: ${describeError(error)}`))
+  let up = false
+  const early = options.early
+  const ready: Promise<void> = Promise.resolve(starting).then((k) => {
+    kernel = k
+    up = true
+    notifier = new ToolListNotifier({
+      current: () => tools().wireSchemas(),
+      send: () => server.sendToolListChanged(),
+      ready: () => initialized && !closing.signal.aborted,
+      onError: (error) => log(`dsh mcp: could not send tools/list_changed: ${describeError(error)}`),
+    })
+    plug()
+    // what the client was sent from the snapshot is what the kernel has, or the client is told to list again
+    if (listedEarly && early && canonicalJson(tools().wireSchemas().map(toMcpTool)) !== canonicalJson(early.tools)) {
+      server.sendToolListChanged().catch((error) => log(`dsh mcp: could not send tools/list_changed: ${describeError(error)}`))
+    }
+  })
+  ready.catch(() => {})
+  // the client's initialized may come before the kernel: the session opens once it is there
+  server.oninitialized = () => {
+    if (up) onInitialized()
+    else ready.then(onInitialized, () => {})
+  }
+  const assemble = async () => (await ready, kernel.ctx.systemPrompt.assemble())
+  answerWithInstructions(server, () => (up || !early ? assemble() : Promise.resolve(early.instructions)), (error) => log(`dsh mcp: the system prompt could not be assembled for the instructions: ${describeError(error)}`))
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().wireSchemas().map(toMcpTool) }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (!up && early) {
+      listedEarly = true
+      options.onEarlyAnswer?.()
+      return { tools: early.tools as Tool[] }
+    }
+    await ready
+    return { tools: tools().wireSchemas().map(toMcpTool) }
+  })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // Why nothing runs before: the plugins that decide (rules, hooks, guards, the sandbox) are applied only then
+    if (!up) {
+      options.onEarlyAnswer?.()
+      await ready
+    }
     const own = open()
     const { name } = request.params
     // Why the raw arguments when there are any: the SDK's parse drops an own "__proto__" key, which must reach validation
@@ -213,7 +265,8 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
   })
 
   // the server's listeners live in a plugin of their own: closing disposes them with it
-  const fork: ForkScope = kernel.ctx.plugin({
+  let fork: ForkScope | undefined
+  const plug = () => (fork = kernel.ctx.plugin({
     name: 'dsh-mcp-server',
     apply(ctx) {
       ctx.on('tools/change', () => notifier.check())
@@ -226,7 +279,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
         return elicitApproval(server, request, requestOf.get(exec.callId) ?? (exec.parent ? requestOf.get(exec.parent.callId) : undefined))
       }, true)
     },
-  })
+  }))
 
   async function settle(grace: number): Promise<void> {
     if (!running.size) return
@@ -243,6 +296,11 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
       return session
     },
     connect: (transport) => server.connect(sent.watch(transport)),
+    ready,
+    async firstAnswer() {
+      await ready
+      return { instructions: await kernel.ctx.systemPrompt.assemble(), tools: tools().wireSchemas().map(toMcpTool) }
+    },
     async reload() {
       try {
         const summary = await notifier.hold(() => kernel.reload())
@@ -267,7 +325,7 @@ export function createMcpServer(kernel: Kernel, options: McpServerOptions = {}):
         closing.abort(new Error(`the MCP server is closing: ${reason}`))
         await settle(options.shutdownGraceMs ?? 5000)
         const abandoned = [...requestOf.keys()]
-        fork.dispose()
+        fork?.dispose()
         unfollow?.()
         if (session) {
           await session.append('mcp/closed', { reason, ...(abandoned.length ? { abandoned } : {}) }).catch(() => {})
