@@ -122,8 +122,24 @@ describe('codex --adopt-mcp-servers / --restore', { timeout: 60_000 }, () => {
     expect(now).toContain('# mine')
     expect(now).toContain('[mcp_servers.tok]')
     expect(now).toContain('[profiles.x]')
+    // what restore needs is kept outside the workspace, where confined commands cannot change it
+    expect(readdirSync(b.project)).toEqual(['dsh.yml'])
     await ok(b, ['setup', 'codex', '--restore'])
     expect(read(config)).toBe(before)
+    expect(existsSync(join(b.project, 'dsh.yml'))).toBe(false)
+  })
+
+  it('restore after Codex\'s file changed since: the tables back (sub-tables too), the change kept', async () => {
+    box = new Sandbox({ binDir: '', bin: '' })
+    const b = box
+    const config = b.write('.codex/config.toml', 'model = "o4"\n\n[mcp_servers.cx]\ncommand = "node"\nargs = ["srv.js"]\n\n[mcp_servers.cx.env]\nK = "v"\n', b.home)
+    await ok(b, ['setup', 'codex', '--adopt-mcp-servers'])
+    writeFileSync(config, read(config).replace('model = "o4"', 'model = "o5"'))
+    await ok(b, ['setup', 'codex', '--restore'])
+    const { parse } = await import('smol-toml')
+    const doc = parse(read(config)) as Record<string, any>
+    expect(doc.model).toBe('o5')
+    expect(doc.mcp_servers.cx).toEqual({ command: 'node', args: ['srv.js'], env: { K: 'v' } })
     expect(existsSync(join(b.project, 'dsh.yml'))).toBe(false)
   })
 })
