@@ -330,6 +330,9 @@ try {
     // a third less to read, hash and decode at every start (2.7 → 1.9 MB); names are kept (cordis
     // names plugins after their functions), and a stack trace maps through the source map
     minifyWhitespace: true,
+    // esbuild renames a class whose name collides in the bundle (`RequestError` → `RequestError2`): code that
+    // tests `error.name` or `constructor.name` then breaks; keepNames keeps every `.name` as written
+    keepNames: true,
     sourcemap: true,
     metafile: true,
     logLevel: 'warning',
@@ -349,7 +352,7 @@ try {
     const getters = [...modules].sort(([a], [b]) => a.localeCompare(b)).map(([key, file]) => `  get ${JSON.stringify(key)}() { return require(${JSON.stringify(file)}) },`)
     writeFileSync(entry, `module.exports = {\n${getters.join('\n')}\n}\n`)
     const outfile = join(building, 'vendor', `${group}.cjs`)
-    await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', sourcemap: true, logLevel: 'warning' })
+    await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', keepNames: true, sourcemap: true, logLevel: 'warning' })
   }
   if (process.env.npm_lifecycle_event === 'prepack') for (const map of [join(building, 'cli.cjs.map'), ...[...vendored.keys()].map((group) => join(building, 'vendor', `${group}.cjs.map`))]) installedSources(map, building)
 } catch (error) {
