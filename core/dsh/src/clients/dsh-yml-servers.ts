@@ -3,7 +3,7 @@
  * with the yaml package's document (comments and the other keys kept). A project without a
  * dsh.yml gets `dsh init`'s file first, so that the kernel keeps the default set it ran with.
  */
-import { isMap, type Document } from 'yaml'
+import type { Document } from 'yaml'
 import { yaml } from '../yaml.js'
 import { ConfigFileError } from './config-file.js'
 
@@ -17,15 +17,15 @@ export class DshYml {
     this.doc = yaml().parseDocument(text, { uniqueKeys: true })
     if (this.doc.errors.length > 0) throw new ConfigFileError(`${file}: ${this.doc.errors[0]!.message}; nothing was written`)
     const plugins = this.doc.getIn(['plugins'])
-    if (plugins !== undefined && plugins !== null && !isMap(plugins)) throw new ConfigFileError(`${file}: plugins is not a mapping; nothing was written`)
+    if (plugins !== undefined && plugins !== null && !yaml().isMap(plugins)) throw new ConfigFileError(`${file}: plugins is not a mapping; nothing was written`)
     // `mcp-servers:` with no keys (its defaults) is null: a mapping to add servers to
     const entry = this.doc.getIn(['plugins', MCP_SERVERS_PLUGIN], true)
-    if (entry !== undefined && !isMap(entry) && (entry as { value?: unknown } | null)?.value != null) throw new ConfigFileError(`${file}: plugins.${MCP_SERVERS_PLUGIN} is not a mapping; nothing was written`)
+    if (entry !== undefined && !yaml().isMap(entry) && (entry as { value?: unknown } | null)?.value != null) throw new ConfigFileError(`${file}: plugins.${MCP_SERVERS_PLUGIN} is not a mapping; nothing was written`)
   }
 
   servers(): Record<string, unknown> {
     const value = this.doc.getIn(SERVERS)
-    return isMap(value) ? (value.toJSON() as Record<string, unknown>) : {}
+    return yaml().isMap(value) ? (value.toJSON() as Record<string, unknown>) : {}
   }
 
   set(name: string, config: unknown): void {
