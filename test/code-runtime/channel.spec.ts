@@ -8,6 +8,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+// the worker channel and its records are private to @dsh/code-runtime: tested here on purpose
 import { Channel, channelEnds } from '../../core/code-runtime/src/worker/channel.js'
 import { decodeCall, decodeResult, encodeCall, encodeResult } from '../../core/code-runtime/src/worker/records.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-// the pool is internal: its failure paths are reached through a broken worker entry
-import { defaultCodeLimits } from '../../core/code-runtime/src/limits.js'
+// the pool is internal (tested as private modules on purpose): its failure paths are reached through a broken worker entry
+import { defaultCodeLimits } from '@dsh/code-runtime'
 import { PoolWorker } from '../../core/code-runtime/src/pool-worker.js'
 import { activityBytes, activitySlots } from '../../core/code-runtime/src/protocol.js'
 import { HostRun } from '../../core/code-runtime/src/run.js'

@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+// the scaffold's modules are private to dsh: read here on purpose, to compare the guide with them
 import { scaffoldFiles } from '../../core/dsh/src/scaffold/files.js'
 import { pluginNames } from '../../core/dsh/src/scaffold/names.js'
 import { scaffoldVersions } from '../../core/dsh/src/scaffold/write.js'
-import * as testing from '../../core/dsh/src/testing.js'
+import * as testing from 'dsh/testing'
 
 const root = join(import.meta.dirname, '../..')
 const guide = readFileSync(join(root, 'docs/plugins.md'), 'utf8')

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createKernel, type Kernel } from 'dsh'
+// the code check of a reload is private to dsh: tested here on purpose
 import { CodeScan } from '../../core/dsh/src/code-reload/scan.js'
 import { restamp } from '../../core/dsh/src/code-reload/stamp.js'
 import { changedCode, pluginCode } from '../../core/dsh/src/code-reload/plugin-code.js'

@@ -9,6 +9,7 @@ import { parse } from 'yaml'
 import { afterEach, describe, expect, it } from 'vitest'
 import { canonicalJson } from '@dsh/kernel'
 import { createKernel, type Kernel } from 'dsh'
+// `dsh init`'s file, the config reference and the default set are private to dsh: tested here on purpose
 import { initFileText } from '../../core/dsh/src/cli/init-command.js'
 import { pluginSections, serviceSections } from '../../core/dsh/src/config-reference.js'
 import { defaultSet, DEFAULT_PLUGINS } from '../../core/dsh/src/default-set.js'

@@ -4,7 +4,7 @@
  * refuses with, are the whole object check's: the same first error, with the same path.
  */
 import { expect, it } from 'vitest'
-import { checkOptions, KernelOptionsSchema } from '../../core/dsh/src/options.js'
+import { checkOptions, KernelOptionsSchema } from 'dsh'
 
 const refusal = (check: () => unknown) => {
   try {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+// the OTel environment reader is private to dsh: tested here on purpose
 import { readTracingEnv } from '../../core/dsh/src/otel/env.js'
 
 describe('dsh mcp --otel: the OTEL_* variables it reads itself', () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import type { RegistrySnapshot } from '@dsh/tool-cordis'
+// the CLI's JSON argument parser is private to dsh: tested here on purpose
 import { locateJsonError, parseJsonArgument } from '../../core/dsh/src/cli/json-argument.js'
 import { Tmux } from '../ui-approval/tmux.js'
 import { CLI, exitCodeIn, runCli, type Run } from './cli.js'

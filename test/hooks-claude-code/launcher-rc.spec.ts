@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createLauncher } from '../../plugins/hooks-claude-code/src/launch.js'
+import { createLauncher } from '@dsh/hooks-claude-code'
 
 const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL }
 let home: string | undefined

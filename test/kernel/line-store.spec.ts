@@ -1,5 +1,6 @@
 // The session's off-heap line store: lines dropped in place, their buffers reused.
 import { describe, expect, it } from 'vitest'
+// the line store is private to @dsh/kernel's sessions: tested here on purpose
 import { LARGE_LINE_BYTES, LineStore } from '../../core/kernel/src/sessions/line-store.js'
 
 /** a line of about `kb` KiB, naming its id (multi-byte characters included) */

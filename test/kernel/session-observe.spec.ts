@@ -26,7 +26,7 @@ describe('Session.observe', () => {
     await s.append('a' as any, { n: 1 })
     s.write('b' as any, { n: 2 })
     s.post('c' as any, { n: 3 })
-    await s.appendLater('d' as any, { n: 4 })
+    await s.append('d' as any, { n: 4 })
     s.post('approval/revoked' as any, { grantId: 'g', name: 't' })
     await s.flush()
     stop()

@@ -29,12 +29,12 @@ function storeBytes(session: Session): number {
   return (store.chunks as Buffer[]).reduce((n, chunk) => n + chunk.length, 0) + large
 }
 
-/** one event of about `bytes`, appended the way `i` picks (the hot path's two ways and `appendLater`) */
+/** one event of about `bytes`, appended the way `i` picks (the hot path's two ways and `append`) */
 function big(session: Session, i: number, bytes: number): void {
   const data = { i, text: String.fromCharCode(97 + (i % 26)).repeat(bytes) } as any
   if (i % 3 === 0) session.write('tool/result' as any, data)
   else if (i % 3 === 1) session.post('tool/result' as any, data)
-  else void session.appendLater('tool/result' as any, data)
+  else void session.append('tool/result' as any, data)
 }
 
 describe('the in-memory window of a session, in bytes', () => {

@@ -23,7 +23,7 @@ async function fill(session: Session, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     if (i % 3 === 0) session.write('turn/begin', { turn: i })
     else if (i % 3 === 1) session.post('turn/end', { turn: i })
-    else void session.appendLater('turn/begin', { turn: i })
+    else void session.append('turn/begin', { turn: i })
   }
   await session.flush()
 }

@@ -184,14 +184,13 @@ describe('Session', () => {
     }
   })
 
-  it('writes appendLater events in order with the next write, and flush waits for them', async () => {
+  it('writes posted events in order with the next append, and flush waits for them', async () => {
     const session = new Session(dir, { id: 'later' })
-    const later = session.appendLater('turn/end', { turn: 1 })
+    session.post('turn/end', { turn: 1 })
     expect(session.events().map((e) => e.type)).toEqual(['turn/end'])
     await session.append('turn/begin', { turn: 2 })
     expect(lines(session.path).map((e) => e.type)).toEqual(['turn/end', 'turn/begin'])
-    await later
-    session.appendLater('turn/end', { turn: 2 })
+    session.post('turn/end', { turn: 2 })
     await session.flush()
     expect(lines(session.path)).toHaveLength(3)
   })

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { Ajv } from 'ajv'
+// the schema check is private to @dsh/tools: tested here on purpose
 import { schemaProblem } from '../../core/tools/src/validate.js'
 
 const SCRIPT = fileURLToPath(new URL('../../core/tools/scripts/build-meta-validator.js', import.meta.url))

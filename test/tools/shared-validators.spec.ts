@@ -3,6 +3,7 @@
 // compiled and kept each tool's validator again).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
+// the validator cache is private to @dsh/tools: tested here on purpose
 import { compileCheck } from '../../core/tools/src/validate.js'
 
 const schema = () => ({ type: 'object', properties: { n: { type: 'number' }, s: { type: 'string', minLength: 2 } }, required: ['n'] })

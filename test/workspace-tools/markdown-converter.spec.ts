@@ -3,6 +3,7 @@
 // next page still converts, a failure inside the converter is an error, and
 // closing ends what runs and refuses what comes after.
 import { afterEach, describe, expect, it } from 'vitest'
+// web_fetch's converter is private to @dsh/workspace-tools: tested here on purpose
 import { MarkdownConverter } from '../../plugins/workspace-tools/src/web/markdown.js'
 
 const converters: MarkdownConverter[] = []

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_READ_DENY, LINK_SCAN_LIMIT } from '@dsh/sandbox'
-import { KernelOptionsSchema } from '../../core/dsh/src/options.js'
+import { KernelOptionsSchema } from 'dsh'
 import { outsideDir, setup, teardown, text, tmp } from './helpers.js'
 import { sandboxBackend, skipWhen } from '../backends.js'
 

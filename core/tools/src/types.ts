@@ -145,6 +145,7 @@ export interface ParentToken {
   readonly callId: string
 }
 
+/** What a host passes to `kernel.execute`: the request as given, checked by the pipeline. */
 export interface ExecuteInput {
   callId: string
   name: string

@@ -80,17 +80,7 @@ export class Session {
    * when the file cannot be written.
    */
   append<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<SessionEvent<K>> {
-    return this.enqueue(type, data, false)
-  }
-
-  /**
-   * Append an event whose write may wait for the next urgent append or the
-   * next turn of the event loop (at most one turn). It is in `events()` at
-   * once and in the file in order; the promise resolves once it is written.
-   * Durable classes are never deferred.
-   */
-  appendLater<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<SessionEvent<K>> {
-    return this.enqueue(type, data, true)
+    return this.enqueue(type, data)
   }
 
   /**
@@ -110,9 +100,12 @@ export class Session {
   }
 
   /**
-   * `appendLater` without a promise: nothing waits for the line. A failure to
-   * write it shows as `failure` and fails every later append; an event that
-   * cannot be serialized throws `INVALID_EVENT` here.
+   * Append an event whose write may wait for the next urgent append or the
+   * next turn of the event loop (at most one turn), with no promise: nothing
+   * waits for the line. It is in `events()` at once and in the file in order.
+   * A failure to write it shows as `failure` and fails every later append; an
+   * event that cannot be serialized throws `INVALID_EVENT` here. Durable
+   * classes are never deferred.
    */
   post<K extends SessionEventType>(type: K, data: SessionEvents[K]): void {
     const refusal = this.writer.refusal()
@@ -134,7 +127,7 @@ export class Session {
     return this.writer.drain()
   }
 
-  private enqueue<K extends SessionEventType>(type: K, data: SessionEvents[K], later: boolean): Promise<SessionEvent<K>> {
+  private enqueue<K extends SessionEventType>(type: K, data: SessionEvents[K]): Promise<SessionEvent<K>> {
     const refusal = this.writer.refusal()
     if (refusal) return Promise.reject(refusal)
     let line: string
@@ -149,8 +142,7 @@ export class Session {
     if (this.observers) this.tell(event)
     this.writer.queue(line, event.seq, durable)
     const written = this.writer.waiter(durable)
-    if (later && !durable) this.writer.later()
-    else this.writer.soon()
+    this.writer.soon()
     return written.then(() => event)
   }
 
