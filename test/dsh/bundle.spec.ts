@@ -74,6 +74,18 @@ describe('the CLI bundle', () => {
     expect(realpathSync(join(root, 'node_modules/.bin/dsh'))).toBe(realpathSync(BIN))
   })
 
+  it('keeps the name each class was written with (esbuild keepNames), where it renamed the binding', () => {
+    // esbuild renames a binding that collides in the one bundle (`Server` → `Server2`); without keepNames
+    // the class's `.name` is the new binding's, and code comparing `error.name` or `constructor.name` breaks
+    const script = readFileSync(join(root, 'core/dsh/dist/cli.cjs'), 'utf8')
+    const renamed = [...script.matchAll(/([A-Za-z_$][\w$]*?)(\d+)=class\b[^{]*\{/g)]
+    expect(renamed.length).toBeGreaterThan(5)
+    const unnamed = renamed
+      .filter((m) => !/^(static\{__name\d*\(this,"[^"]+"\)\})+/.test(script.slice(m.index! + m[0].length, m.index! + m[0].length + 400)))
+      .map((m) => m[1] + m[2])
+    expect(unnamed).toEqual([])
+  })
+
   it('bin/dsh.js, the ES module, runs the same bundle', () => {
     expect(copies(BIN_ESM, FIXTURE)).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false, kernelUrl: pathToFileURL(join(root, 'core/dsh/dist/shared/dsh-kernel.js')).href })
   })
