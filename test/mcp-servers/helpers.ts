@@ -1,16 +1,44 @@
 // Real kernels with mcp-servers loaded on the fixture servers (the official
 // SDK's server, test/fixtures/mcp-servers), and ways to see their processes.
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildSync } from 'esbuild'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import type { ToolResult } from '@dsh/tools'
 // the plugin's events (mcp-servers/exited, mcp-servers/skipped) on ctx.on
 import type {} from '@dsh/mcp-servers'
 
+/**
+ * A server script a confined server can read. Every backend gives a confined process a /tmp of its
+ * own, so from a checkout under /tmp (a CI clone, say) a confined server finds neither its script nor
+ * the packages it imports. There the script is bundled with its packages into one file under the
+ * user's cache, which confined processes read like the rest of the home directory; elsewhere it runs
+ * where it lies, unmodified.
+ */
+export function reachableScript(script: string): string {
+  const real = fs.realpathSync(script)
+  if (path.relative('/tmp', real).startsWith('..')) return script
+  const dir = path.join(os.homedir(), '.cache', 'dsh-test-servers', createHash('sha256').update(real).digest('hex').slice(0, 16))
+  const out = path.join(dir, path.basename(script))
+  const built = buildSync({
+    entryPoints: [real], bundle: true, platform: 'node', format: 'esm', target: 'node20', write: false, outfile: out, logLevel: 'error',
+    // packages written as CommonJS (Ajv) call require; an ES module has none of its own
+    banner: { js: "import { createRequire as dshCreateRequire } from 'node:module'; const require = dshCreateRequire(import.meta.url);" },
+  })
+  fs.mkdirSync(dir, { recursive: true })
+  // written beside and renamed: spec files in other workers may build and start the same script at once
+  const partial = `${out}.${process.pid}.partial`
+  fs.writeFileSync(partial, built.outputFiles[0].contents)
+  fs.renameSync(partial, out)
+  return out
+}
+
 const fixtures = fileURLToPath(new URL('../fixtures/mcp-servers/', import.meta.url))
-export const FIXTURE = path.join(fixtures, 'fixture-server.mjs')
-export const RAW = path.join(fixtures, 'raw-server.mjs')
+export const FIXTURE = reachableScript(path.join(fixtures, 'fixture-server.mjs'))
+export const RAW = reachableScript(path.join(fixtures, 'raw-server.mjs'))
 
 /** A stdio server config running `script` with this node. */
 export function nodeServer(script: string, extra: Record<string, unknown> = {}, args: string[] = []): Record<string, unknown> {

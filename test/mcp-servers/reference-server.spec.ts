@@ -7,10 +7,11 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { kernelWith, stop, text, toolNames } from './helpers.js'
+import { kernelWith, reachableScript, stop, text, toolNames } from './helpers.js'
 
 const require = createRequire(import.meta.url)
-const MEMORY = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js')
+// (from a checkout under /tmp, bundled into one file a confined server can read: reachableScript)
+const MEMORY = reachableScript(path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js'))
 
 let k: TestKernel | undefined
 afterEach(async () => {
