@@ -159,7 +159,8 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
 
   it.skipIf(typeof clients['claude-code'] === 'string')('Claude Code: Esc denies, and nothing is written', async () => {
     await start('claude-code')
-    tmux!.keys('Escape')
+    // pressed again while the form still shows: a key sent as the form is first drawn can be lost
+    await pressUntil('Escape', (s) => !s.includes(FIRST_LINE), 'the form to close')
     const result = await answered()
     expect(result).toMatch(/denied|dismissed|declined/)
     expect(existsSync(join(box!.project, 'x.txt'))).toBe(false)
@@ -179,7 +180,8 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
 
   it.skipIf(typeof clients.codex === 'string')('Codex: Esc denies, and nothing is written', async () => {
     await start('codex')
-    tmux!.keys('Escape')
+    // pressed again while the form still shows: a key sent as the form is first drawn can be lost
+    await pressUntil('Escape', (s) => !s.includes('esc to cancel'), 'the form to close')
     const result = await answered()
     expect(result).toMatch(/denied|dismissed|declined|cancel/i)
     expect(existsSync(join(box!.project, 'x.txt'))).toBe(false)
