@@ -6,6 +6,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { TestKernel } from 'dsh/testing'
 import { kernelWith, reachableScript, stop, text, toolNames } from './helpers.js'
 
@@ -21,7 +24,64 @@ afterEach(async () => {
 
 const memory = (file: string, mode = 'workspace-write') => ({ mem: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: file }, sandbox: { mode } } })
 
+/** The server's own tools/list, from a client connected to it directly (unconfined, outside dsh). */
+async function listedDirectly(file: string): Promise<Tool[]> {
+  const client = new Client({ name: 'test', version: '1' })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [MEMORY], env: { ...process.env as Record<string, string>, MEMORY_FILE_PATH: file }, stderr: 'ignore' }))
+  try {
+    return (await client.listTools()).tools
+  } finally {
+    await client.close()
+  }
+}
+
+/** The member of `declarations` for `name`: from its line to the `): Promise<unknown>` that ends it (no type inside holds that). */
+function member(declarations: string, name: string): string | undefined {
+  const start = declarations.indexOf(`\n  ${name}(args: `)
+  return start < 0 ? undefined : declarations.slice(start, declarations.indexOf('): Promise<unknown>', start))
+}
+
+/** Every property of `schema`, nested ones included, as the declaration line it must have: `key: ` or `key?: ` at its depth. */
+function propertyLines(schema: any, indent = '    '): string[] {
+  const lines: string[] = []
+  const required = new Set<string>(schema?.required ?? [])
+  for (const [key, prop] of Object.entries<any>(schema?.properties ?? {})) {
+    lines.push(`\n${indent}${key}${required.has(key) ? '' : '?'}: `)
+    const inner = prop?.type === 'array' ? prop.items : prop
+    if (inner?.type === 'object') lines.push(...propertyLines(inner, `${indent}  `))
+  }
+  return lines
+}
+
 describe('mcp-servers: @modelcontextprotocol/server-memory', () => {
+  it('code mode: the SDK declarations (tools:sdk and run_code\'s description) hold every upstream tool with its schema', async () => {
+    k = await kernelWith({ servers: {} })
+    const file = path.join(k.dir, 'memory.jsonl')
+    const upstream = await listedDirectly(file)
+    expect(upstream.length).toBeGreaterThan(5)
+    await k.reload({ ...k.options, tools: { mode: 'code' }, plugins: { 'mcp-servers': { servers: memory(file) } } } as any)
+    const sdk = k.ctx.systemPrompt.sections().find((s: { id: string }) => s.id === 'tools:sdk')?.text ?? ''
+    const runCode = k.ctx.tools.wireSchemas().find((s: { name: string }) => s.name === 'run_code')?.description ?? ''
+    for (const declarations of [sdk, runCode]) {
+      let checked = 0
+      expect(declarations.match(/\n {2}mcp__mem__\w+\(args: /g)).toHaveLength(upstream.length)
+      for (const tool of upstream) {
+        const text = member(declarations, `mcp__mem__${tool.name}`)
+        expect(text, `mcp__mem__${tool.name} is declared`).toBeDefined()
+        // the description is the doc comment just before it
+        const before = declarations.slice(0, declarations.indexOf(`\n  mcp__mem__${tool.name}(args: `))
+        expect(before.slice(before.lastIndexOf('/**')), tool.name).toContain((tool.description ?? '').split('\n')[0]!.replace(/\*\//g, '*\\/'))
+        for (const line of propertyLines(tool.inputSchema)) {
+          expect(text, `${tool.name}: ${JSON.stringify(line)}`).toContain(line)
+          checked++
+        }
+      }
+      // nested ones too (create_entities: entities[].name, .observations)
+      expect(checked).toBeGreaterThan(upstream.length * 2)
+    }
+  })
+
+
   it('its tools are mcp__mem__*, and a write lands in the workspace file it was given', async () => {
     k = await kernelWith({ servers: {} })
     const file = path.join(k.dir, 'memory.jsonl')
