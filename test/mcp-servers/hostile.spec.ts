@@ -37,6 +37,20 @@ describe('mcp-servers: hostile servers', () => {
     expect(r.error?.message).toMatch(/MCP server raw failed on good/)
   })
 
+  it('a value that breaks the tool\'s outputSchema, or none from a tool that declares one, ends the call TOOL_FAILED', async () => {
+    k = await kernelWith({ servers: { raw: nodeServer(RAW, {}, ['bad-value']) } })
+    const typed = await k.call('mcp__raw__typed', {})
+    expect(typed.error?.code).toBe('TOOL_FAILED')
+    expect(typed.error?.message).toMatch(/mcp__raw__typed broke its outputSchema: .*n/)
+    expect(typed.value).toBeUndefined()
+    const missing = await k.call('mcp__raw__missing', {})
+    expect(missing.error?.code).toBe('TOOL_FAILED')
+    expect(missing.error?.message).toMatch(/output schema but did not return structured content|returned no value/)
+    const right = await k.call('mcp__raw__right', {})
+    expect(right.isError, text(right)).toBe(false)
+    expect(right.value).toEqual({ n: 7 })
+  })
+
   it('a server that never answers initialize is given up within initializeTimeoutMs; the kernel starts', async () => {
     const exited: any[] = []
     k = await kernelWith({ servers: {} })

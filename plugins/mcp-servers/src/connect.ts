@@ -14,7 +14,7 @@ import { SANDBOX_PATH, sandboxEnv, type Confined, type ConfineCall, type Sandbox
 import type { SandboxMode } from '@dsh/kernel'
 import { ConfinedStdioTransport } from './stdio-transport.js'
 import { findProgram } from './program.js'
-import { resultValidator } from './validator.js'
+import { pipelineChecksResults } from './validator.js'
 import { isHttp, type HttpServerConfig, type ServerConfig, type StdioServerConfig } from './config.js'
 import type { StderrTail } from './stderr-tail.js'
 
@@ -40,6 +40,8 @@ export interface Connection {
   tools: Tool[]
   /** the confinement of a stdio server (absent for HTTP) */
   confined?: Confined
+  /** what each call records of it: backend, enforcement, what is not enforced */
+  confinement?: { backend: string; enforcement: string; unenforced: string[] }
 }
 
 /** The policy a stdio server runs under: its own mode or the default, network off unless it says otherwise. */
@@ -108,7 +110,7 @@ export async function connect(name: string, config: ServerConfig, options: Conne
   } else {
     ({ transport, confined } = await stdioTransport(config, options))
   }
-  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: resultValidator() })
+  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: pipelineChecksResults() })
   const limit = options.initializeTimeoutMs
   const end = () => void client.close().catch(() => {})
   // Why reworded: the SDK's own timeout says only "Request timed out"
@@ -126,7 +128,10 @@ export async function connect(name: string, config: ServerConfig, options: Conne
       cursor = listed.nextCursor
       if (cursor === undefined) break
     }
-    return { client, transport, tools, ...(confined ? { confined } : {}) }
+    if (!confined) return { client, transport, tools }
+    // frozen (its array too): every call records this one object
+    const confinement = Object.freeze({ backend: confined.backend, enforcement: confined.enforcement, unenforced: Object.freeze([...confined.unenforced]) as string[] })
+    return { client, transport, tools, confined, confinement }
   } catch (error) {
     await client.close().catch(() => {})
     // Why the transport too: a client that failed before it took the transport does not close it, and the process would stay

@@ -11,6 +11,7 @@ import { describeError, KernelError } from '@dsh/kernel'
 import type { ToolCall } from '@dsh/tools'
 import { connect, type ConnectOptions, type Connection } from './connect.js'
 import { FloodGuard } from './flood-guard.js'
+import { RequestSignal } from './request-signal.js'
 import { ConfinedStdioTransport } from './stdio-transport.js'
 import { StderrTail, stderrNote } from './stderr-tail.js'
 import type { Config, ServerConfig } from './config.js'
@@ -61,10 +62,9 @@ export class UpstreamServer {
     return transport instanceof ConfinedStdioTransport ? transport.pid : undefined
   }
 
-  /** how the running stdio server is confined (absent for HTTP, or while it is down) */
-  get confinement(): { backend: string; enforcement: string; unenforced: string[] } | undefined {
-    const confined = this.connection?.confined
-    return confined && { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced] }
+  /** how the running stdio server is confined (absent for HTTP, or while it is down): one frozen object per connection, recorded with each call */
+  get confinement(): Connection['confinement'] {
+    return this.connection?.confinement
   }
 
   /** Start (once); resolves when the tools are known, rejects with why it could not start. */
@@ -178,9 +178,8 @@ export class UpstreamServer {
     if (why) throw new Error(`${why}${stderrNote(this.name, this.stderr.text())}`)
     // a restarting server is waited for (its start is bounded by initializeTimeoutMs)
     const connection = this.connection ?? await this.waitForStart()
-    // Why a signal per request: the SDK never removes the abort listener it adds, and a call's signal
-    // may be long-lived and shared (a caller without one gets the kernel's never-aborting signal)
-    const request = new AbortController()
+    // a signal of its own per request (request-signal.ts: why not the call's, why not an AbortController)
+    const request = new RequestSignal()
     const onAbort = () => request.abort(call.signal.reason)
     if (call.signal.aborted) onAbort()
     else call.signal.addEventListener('abort', onAbort, { once: true })

@@ -1,19 +1,17 @@
 /**
- * The JSON Schema validator the SDK client checks upstream results with
- * (`structuredContent` against a tool's `outputSchema`): the SDK's Ajv
- * provider, required when the first schema is compiled. Given explicitly
- * because dsh's CLI bundle replaces the SDK's default one with a module that
- * throws (it keeps Ajv out of every start), so a client made without one
- * could not connect from the CLI.
+ * The JSON Schema validator the SDK client is given: one that accepts, so an
+ * upstream `structuredContent` is checked once, by the pipeline, against the
+ * `outputSchema` the tool was registered with (`@dsh/tools` output-check: a
+ * missing value, a non-object or a mismatch ends the call `TOOL_FAILED`).
+ * The SDK's own check (Ajv) would run first on every call, on the same value
+ * against the same schema, and compile every tool's schema at `tools/list`.
+ * The SDK still refuses a result without `structuredContent` from a tool that
+ * declares an `outputSchema` before asking the validator.
  */
-import { createRequire } from 'node:module'
-import type * as Ajv from '@modelcontextprotocol/sdk/validation/ajv'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
 
-const load = createRequire(import.meta.url)
+const ACCEPT = (input: unknown) => ({ valid: true as const, data: input as any, errorMessage: undefined })
 
-export function resultValidator(): jsonSchemaValidator {
-  let made: jsonSchemaValidator | undefined
-  const provider = () => (made ??= new (load('@modelcontextprotocol/sdk/validation/ajv') as typeof Ajv).AjvJsonSchemaValidator())
-  return { getValidator: (schema) => provider().getValidator(schema) }
+export function pipelineChecksResults(): jsonSchemaValidator {
+  return { getValidator: () => ACCEPT }
 }
