@@ -11,8 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { SANDBOX_PATH, sandboxEnv, type Confined, type ConfineCall, type SandboxPolicy, type SandboxService } from '@dsh/sandbox'
-import type { SandboxMode } from '@dsh/kernel'
+import { KernelError, type SandboxMode } from '@dsh/kernel'
 import { ConfinedStdioTransport } from './stdio-transport.js'
+import { hostTmpProblem } from './host-tmp.js'
 import { findProgram } from './program.js'
 import { pipelineChecksResults } from './validator.js'
 import { isHttp, type HttpServerConfig, type ServerConfig, type StdioServerConfig } from './config.js'
@@ -55,12 +56,17 @@ export function serverPolicy(config: StdioServerConfig, options: Pick<ConnectOpt
   }
 }
 
-async function stdioTransport(config: StdioServerConfig, options: ConnectOptions): Promise<{ transport: ConfinedStdioTransport; confined: Confined }> {
+async function stdioTransport(name: string, config: StdioServerConfig, options: ConnectOptions): Promise<{ transport: ConfinedStdioTransport; confined: Confined }> {
   const program = findProgram(config.command, config.env?.PATH ?? SANDBOX_PATH)
   const cwd = config.cwd === undefined ? options.workspace : resolve(options.workspace, config.cwd)
   const policy = serverPolicy(config, options)
   // Why a recorder even without a call: a server whose network lists hosts has its connections recorded too
   const confined = await options.sandbox.confine([program, ...(config.args ?? [])], { ...policy, workspace: realpathSync(options.workspace) }, options.recorder())
+  const hidden = hostTmpProblem(name, { program, args: config.args ?? [], cwd, workspace: options.workspace, backend: confined.backend })
+  if (hidden) {
+    confined.cleanup()
+    throw new KernelError('INVALID_CONFIG', hidden, { details: { path: hidden.slice(0, hidden.indexOf(':')) } })
+  }
   // Why this environment: the confined argv fixes the server's own; unconfined (danger-full-access) it is all it gets
   const env = confined.backend === 'none' ? { ...sandboxEnv(options.workspace), ...config.env } : { ...sandboxEnv(options.workspace), ...confined.spawnEnv }
   return { transport: new ConfinedStdioTransport({ argv: confined.argv, env, cwd, maxMessageBytes: options.maxMessageBytes, stderr: options.stderr, ownGroup: confined.backend === 'none' }), confined }
@@ -108,7 +114,7 @@ export async function connect(name: string, config: ServerConfig, options: Conne
   if (isHttp(config)) {
     transport = httpTransport(config, options)
   } else {
-    ({ transport, confined } = await stdioTransport(config, options))
+    ({ transport, confined } = await stdioTransport(name, config, options))
   }
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: pipelineChecksResults() })
   const limit = options.initializeTimeoutMs

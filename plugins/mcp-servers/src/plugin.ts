@@ -95,7 +95,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     })
     // an adopted server (a reload that left it as it was) already knows its tools
     if (server.state === 'ready') owner.tools(server.tools)
-    else starts.push(server.start().catch((error) => logger.warn(describeError(error))))
+    // (a server given up has been said by exited)
+    else starts.push(server.start().catch((error) => server.state === 'failed' || logger.warn(describeError(error))))
   }
   if (config.start === 'eager') await Promise.all(starts)
 }

@@ -84,7 +84,8 @@ export class UpstreamServer {
     try {
       connection = await connect(this.name, this.config, { ...this.options, stderr: this.stderr, initializeTimeoutMs: this.limits.initializeTimeoutMs, maxMessageBytes: this.limits.maxMessageBytes })
     } catch (error) {
-      this.failed(`it could not start: ${describeError(error)}`)
+      // a config that cannot work (a server under the host's /tmp) is not retried: it would fail the same way
+      this.failed(`it could not start: ${describeError(error)}`, KernelError.is(error, 'INVALID_CONFIG'))
       throw new Error(`MCP server ${this.name} could not start: ${describeError(error)}${stderrNote(this.name, this.stderr.text())}`)
     }
     if (this.state === 'stopped') {
@@ -146,10 +147,10 @@ export class UpstreamServer {
     this.failed(how)
   }
 
-  private failed(reason: string): void {
+  private failed(reason: string, final = false): void {
     this.failures++
     this.lastError = reason
-    if (this.failures > this.limits.maxFailures) {
+    if (final || this.failures > this.limits.maxFailures) {
       this.state = 'failed'
       this.setTools([])
       this.owner?.exited({ server: this.name, failures: this.failures, reason })
