@@ -13,6 +13,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { SANDBOX_PATH, sandboxEnv, type Confined, type ConfineCall, type SandboxPolicy, type SandboxService } from '@dsh/sandbox'
 import { KernelError, type SandboxMode } from '@dsh/kernel'
 import { ConfinedStdioTransport } from './stdio-transport.js'
+import { pinnedFetch } from './pinned-fetch.js'
 import { hostTmpProblem } from './host-tmp.js'
 import { findProgram } from './program.js'
 import { pipelineChecksResults } from './validator.js'
@@ -41,6 +42,8 @@ export interface Connection {
   tools: Tool[]
   /** the confinement of a stdio server (absent for HTTP) */
   confined?: Confined
+  /** ends what the connection holds besides its transport (an HTTP server's kept-alive sockets) */
+  end?: () => void
   /** what each call records of it: backend, enforcement, what is not enforced */
   confinement?: { backend: string; enforcement: string; unenforced: string[] }
 }
@@ -72,7 +75,7 @@ async function stdioTransport(name: string, config: StdioServerConfig, options: 
   return { transport: new ConfinedStdioTransport({ argv: confined.argv, env, cwd, maxMessageBytes: options.maxMessageBytes, stderr: options.stderr, ownGroup: confined.backend === 'none' }), confined }
 }
 
-function httpTransport(config: HttpServerConfig, options: ConnectOptions): Transport {
+function httpTransport(config: HttpServerConfig, options: ConnectOptions): { transport: Transport; close: () => void } {
   let url: URL
   try {
     url = new URL(config.url)
@@ -80,17 +83,9 @@ function httpTransport(config: HttpServerConfig, options: ConnectOptions): Trans
     throw new Error(`url ${JSON.stringify(config.url)} is not a URL`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`url ${JSON.stringify(config.url)} is not http: or https:`)
-  // every request is checked, not only the first: the policy applies to each connection
-  const checked = async (input: string | URL, init?: RequestInit) => {
-    const target = new URL(input)
-    const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80))
-    const host = target.hostname.replace(/^\[|\]$/g, '')
-    const decision = await options.sandbox.checkConnection(host, port, options.recorder())
-    if (!decision.allowed) throw new Error(`the sandbox's network policy refused ${host}:${port}: ${decision.reason}${decision.remedy ? ` (${decision.remedy})` : ''}`)
-    return fetch(input, init)
-  }
-  // Why redirect error: a redirect would lead to a host the policy never saw
-  return new StreamableHTTPClientTransport(url, { requestInit: { headers: config.headers ?? {}, redirect: 'error' }, fetch: checked })
+  // every request is decided, not only the first, and sent where it was decided (pinned-fetch.ts)
+  const pinned = pinnedFetch((host, port) => options.sandbox.checkConnection(host, port, options.recorder()))
+  return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: config.headers ?? {} }, fetch: pinned.fetch }), close: pinned.close }
 }
 
 /** Work that `ms` bounds: on expiry `onTimeout` runs (ending the transport) and the promise rejects with `message`. */
@@ -111,8 +106,9 @@ async function bounded<T>(work: Promise<T>, ms: number, message: string, onTimeo
 export async function connect(name: string, config: ServerConfig, options: ConnectOptions): Promise<Connection> {
   let transport: Transport
   let confined: Confined | undefined
+  let release: (() => void) | undefined
   if (isHttp(config)) {
-    transport = httpTransport(config, options)
+    ({ transport, close: release } = httpTransport(config, options))
   } else {
     ({ transport, confined } = await stdioTransport(name, config, options))
   }
@@ -134,7 +130,7 @@ export async function connect(name: string, config: ServerConfig, options: Conne
       cursor = listed.nextCursor
       if (cursor === undefined) break
     }
-    if (!confined) return { client, transport, tools }
+    if (!confined) return { client, transport, tools, ...(release ? { end: release } : {}) }
     // frozen (its array too): every call records this one object
     const confinement = Object.freeze({ backend: confined.backend, enforcement: confined.enforcement, unenforced: Object.freeze([...confined.unenforced]) as string[] })
     return { client, transport, tools, confined, confinement }
@@ -142,6 +138,7 @@ export async function connect(name: string, config: ServerConfig, options: Conne
     await client.close().catch(() => {})
     // Why the transport too: a client that failed before it took the transport does not close it, and the process would stay
     await transport.close().catch(() => {})
+    release?.()
     try {
       confined?.cleanup()
     } catch {}

@@ -5,7 +5,7 @@
  * long-lived and shared (a caller without one gets the kernel's
  * never-aborting signal). Not an `AbortController` per request either: an
  * EventTarget made and dropped per call is a measurable share of the call's
- * cost (docs/measurements/2026-12-02-mcp-servers-call-overhead.md).
+ * cost (docs/measurements/2026-12-02-mcp-servers.md).
  *
  * What the SDK (1.32.2, pinned) reads of a request's signal: `aborted`,
  * `reason`, `throwIfAborted()` and `addEventListener('abort', …)`; this holds

@@ -236,6 +236,7 @@ export class UpstreamServer {
 
 /** Put back what the server changed of the protected paths (it is gone now); a failure is said, never thrown. */
 function cleanupOf(server: UpstreamServer, connection: Connection): void {
+  connection.end?.()
   try {
     const restored = connection.confined?.cleanup() ?? []
     if (restored.length) server.owner?.warn(`MCP server ${server.name}: the sandbox removed or restored protected paths it changed: ${restored.join(', ')}`)
