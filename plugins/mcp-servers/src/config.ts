@@ -51,6 +51,8 @@ export interface Config {
   stderrTailBytes: number
   /** notifications per second a server may send before it is disconnected as a flood */
   maxNotificationsPerSecond: number
+  /** a stdio server with no call for this long is stopped, and started again by the next call (0: never) */
+  idleTimeoutMs: number
 }
 
 const network = Schema.union([
@@ -93,6 +95,7 @@ export const Config: Schema<Config> = Schema.object({
   maxResultBytes: Schema.natural().min(1).default(4 * 1024 * 1024).description('Most bytes of a result\'s content and structured value; a larger result is an error naming this key, not a truncated success.'),
   stderrTailBytes: Schema.natural().min(256).default(8 * 1024).description('Bytes of a server\'s stderr kept, shown in the errors of its calls.'),
   maxNotificationsPerSecond: Schema.natural().min(1).default(200).description('Notifications a server may send in one second; past it the server is cut off as a flood and restarted.'),
+  idleTimeoutMs: Schema.natural().max(2_147_483_647).default(0).description('A stdio server with no call running for this many ms is stopped (its process ended, its tools kept) and started again by the next call; 0 keeps it running. Not a failure: it never counts towards maxFailures.'),
 }) as Schema<Config>
 
 const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', 'sandbox'])

@@ -60,7 +60,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const limits = {
     initializeTimeoutMs: config.initializeTimeoutMs, callTimeoutMs: config.callTimeoutMs, maxFailures: config.maxFailures,
     restartBackoffMs: config.restartBackoffMs, maxMessageBytes: config.maxMessageBytes, stderrTailBytes: config.stderrTailBytes,
-    maxNotificationsPerSecond: config.maxNotificationsPerSecond,
+    maxNotificationsPerSecond: config.maxNotificationsPerSecond, idleTimeoutMs: config.idleTimeoutMs,
   }
   const starts: Promise<unknown>[] = []
   for (const [serverName, serverConfig] of servers) {
@@ -93,8 +93,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       if (server.owner === owner) server.owner = undefined
       pool.release(serverName, server)
     })
-    // an adopted server (a reload that left it as it was) already knows its tools
-    if (server.state === 'ready') owner.tools(server.tools)
+    // an adopted server (a reload that left it as it was) already knows its tools, resting or not
+    if (server.state === 'ready' || server.state === 'resting') owner.tools(server.tools)
     // (a server given up has been said by exited)
     else starts.push(server.start().catch((error) => server.state === 'failed' || logger.warn(describeError(error))))
   }

@@ -7,7 +7,7 @@
  * notifications is cut off like one that crashed.
  */
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { describeError, KernelError } from '@dsh/kernel'
+import { canonicalJson, describeError, KernelError } from '@dsh/kernel'
 import type { ToolCall } from '@dsh/tools'
 import { connect, type ConnectOptions, type Connection } from './connect.js'
 import { FloodGuard } from './flood-guard.js'
@@ -20,7 +20,8 @@ const MAX_BACKOFF_MS = 30_000
 /** a server that ran this long before it failed starts counting its failures afresh */
 const STABLE_MS = 30_000
 
-export type ServerState = 'idle' | 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped'
+/** `resting`: stopped after idleTimeoutMs without calls, its tools kept; the next call starts it */
+export type ServerState = 'idle' | 'starting' | 'ready' | 'resting' | 'restarting' | 'failed' | 'stopped'
 
 /** What the plugin instance holding the server hears from it. */
 export interface ServerOwner {
@@ -32,7 +33,7 @@ export interface ServerOwner {
   warn(message: string): void
 }
 
-export type Limits = Pick<Config, 'initializeTimeoutMs' | 'callTimeoutMs' | 'maxFailures' | 'restartBackoffMs' | 'maxMessageBytes' | 'stderrTailBytes' | 'maxNotificationsPerSecond'>
+export type Limits = Pick<Config, 'initializeTimeoutMs' | 'callTimeoutMs' | 'maxFailures' | 'restartBackoffMs' | 'maxMessageBytes' | 'stderrTailBytes' | 'maxNotificationsPerSecond' | 'idleTimeoutMs'>
 
 export class UpstreamServer {
   state: ServerState = 'idle'
@@ -46,6 +47,9 @@ export class UpstreamServer {
   private starting?: Promise<Connection>
   private restartTimer?: NodeJS.Timeout
   private lastError?: string
+  /** calls running now; the idle timer runs only while there are none */
+  private running = 0
+  private idleTimer?: NodeJS.Timeout
 
   constructor(
     readonly name: string,
@@ -98,7 +102,28 @@ export class UpstreamServer {
     this.readySince = Date.now()
     this.watch(connection)
     this.setTools(connection.tools)
+    this.idleAfterCall()
     return connection
+  }
+
+  /** With no call running, stop a stdio server after idleTimeoutMs (its tools stay; the next call starts it again). */
+  private idleAfterCall(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = undefined
+    if (!this.limits.idleTimeoutMs || this.running > 0 || !(this.connection?.transport instanceof ConfinedStdioTransport)) return
+    this.idleTimer = setTimeout(() => void this.rest(), this.limits.idleTimeoutMs)
+    this.idleTimer.unref?.()
+  }
+
+  private async rest(): Promise<void> {
+    this.idleTimer = undefined
+    const connection = this.connection
+    if (!connection || this.running > 0 || this.state !== 'ready') return
+    // Why first: closed() then sees a connection that is no longer the server's, and counts no failure
+    this.connection = undefined
+    this.state = 'resting'
+    await connection.client.close().catch(() => {})
+    this.cleanup(connection)
   }
 
   private watch(connection: Connection): void {
@@ -128,6 +153,8 @@ export class UpstreamServer {
   }
 
   private setTools(tools: readonly Tool[]): void {
+    // a server started again (after a rest or a crash) that lists what it listed leaves its tools as they are
+    if (tools.length && this.tools.length && sameTools(tools, this.tools)) return
     this.tools = tools
     this.owner?.tools(tools)
   }
@@ -177,7 +204,18 @@ export class UpstreamServer {
   async call(tool: string, args: Record<string, unknown>, call: ToolCall): Promise<CallToolResult> {
     const why = this.unavailable()
     if (why) throw new Error(`${why}${stderrNote(this.name, this.stderr.text())}`)
-    // a restarting server is waited for (its start is bounded by initializeTimeoutMs)
+    this.running++
+    clearTimeout(this.idleTimer)
+    try {
+      return await this.callStarted(tool, args, call)
+    } finally {
+      this.running--
+      this.idleAfterCall()
+    }
+  }
+
+  private async callStarted(tool: string, args: Record<string, unknown>, call: ToolCall): Promise<CallToolResult> {
+    // a restarting or resting server is waited for (its start is bounded by initializeTimeoutMs)
     const connection = this.connection ?? await this.waitForStart()
     // a signal of its own per request (request-signal.ts: why not the call's, why not an AbortController)
     const request = new RequestSignal()
@@ -226,6 +264,7 @@ export class UpstreamServer {
   async stop(): Promise<void> {
     this.state = 'stopped'
     clearTimeout(this.restartTimer)
+    clearTimeout(this.idleTimer)
     const connection = this.connection ?? await this.starting?.catch(() => undefined)
     this.connection = undefined
     if (!connection) return
@@ -242,6 +281,14 @@ function cleanupOf(server: UpstreamServer, connection: Connection): void {
     if (restored.length) server.owner?.warn(`MCP server ${server.name}: the sandbox removed or restored protected paths it changed: ${restored.join(', ')}`)
   } catch (error) {
     server.owner?.warn(`MCP server ${server.name}: ${describeError(error)}`)
+  }
+}
+
+function sameTools(a: readonly Tool[], b: readonly Tool[]): boolean {
+  try {
+    return canonicalJson(a as any) === canonicalJson(b as any)
+  } catch {
+    return false
   }
 }
 
