@@ -4,6 +4,7 @@
 // rest is not a failure; and 0 (the default) keeps the server running.
 import { afterEach, describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
+import { poolFor } from '../../plugins/mcp-servers/src/pool.js'
 import { eventually, fixtureServer, kernelWith, serverPids, stop, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
@@ -56,5 +57,22 @@ describe('mcp-servers: idleTimeoutMs', () => {
       await stop(other)
     }
     expect(serverPids(k.dir)).toEqual(keep)
+  })
+
+  it('a reload that changes another server leaves a resting one resting, its tools registered', async () => {
+    const config = (marker: string) => ({ servers: { fix: fixtureServer(), other: fixtureServer({ env: { MARKER: marker } }) }, idleTimeoutMs: 300, restartBackoffMs: 50 })
+    k = await kernelWith({ servers: config('a').servers, config: { idleTimeoutMs: 300 } })
+    const fix = () => poolFor(k!.ctx).list().find((s) => s.name === 'fix')
+    await k.call('mcp__fix__echo', { text: 'x' })
+    expect(await eventually(() => fix()?.state === 'resting', 5000)).toBe(true)
+    const before = fix()
+    await k.reload({ ...k.options, plugins: { 'mcp-servers': config('b') } } as any)
+    // the same server object, handed over, not started by the reload
+    expect(fix()).toBe(before)
+    expect(fix()?.state).toBe('resting')
+    expect(fix()?.pid).toBeUndefined()
+    expect(toolNames(k)).toEqual(expect.arrayContaining(['mcp__fix__echo', 'mcp__other__echo']))
+    expect(text(await k.call('mcp__fix__echo', { text: 'woken' }))).toBe('woken')
+    expect(fix()?.state).toBe('ready')
   })
 })
