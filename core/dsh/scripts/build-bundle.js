@@ -142,7 +142,7 @@ function vendorKey(group, resolved) {
 
 /**
  * The MCP SDK's server module imports its default validator (Ajv with its formats) at load, for
- * a server not given one; dsh's is (mcp/json-schema-validator.ts: the SDK's own, required from the
+ * a server not given one; dsh's is (@dsh/mcp's json-schema-validator.ts: the SDK's own, required from the
  * vendored file on first use). In the bundle that import is this module instead, so loading the
  * server neither compiles nor runs Ajv; a server made without a validator fails at once, saying so.
  */

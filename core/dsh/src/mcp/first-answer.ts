@@ -16,12 +16,11 @@ import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, read
 import { homedir } from 'node:os'
 import { dirname, join, relative, isAbsolute, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { EarlyAnswer } from '@dsh/mcp'
 import type { McpLimits } from './limits.js'
 
-/** What a start answered first. `tools` are the MCP wire form (`toMcpTool`). */
-export interface FirstAnswer {
-  instructions: string
-  tools: Array<{ name: string } & Record<string, unknown>>
+/** What a start answered first, and the transport's limits it ran with. */
+export interface FirstAnswer extends EarlyAnswer {
   limits: McpLimits
 }
 

@@ -1,24 +1,17 @@
 /**
- * `dsh mcp`'s limits: the `mcp` section of dsh.yml (options.ts describes each
- * key), with its defaults. Read once when the server starts.
+ * `dsh mcp`'s limits: the `mcp` section of dsh.yml (options.ts describes each key), with its
+ * defaults — the server's and the transport's (`@dsh/mcp/limits`) and the shutdown's. Read once
+ * when the server starts.
  */
+import { MCP_SERVER_DEFAULTS, type McpServerLimits } from '@dsh/mcp/limits'
 
-export interface McpLimits {
-  /** the largest message read from the client, in bytes */
-  maxMessageBytes: number
-  /** tool calls running at once */
-  maxConcurrentCalls: number
-  /** requests unanswered plus answers unflushed, in bytes, before stdin is paused */
-  maxBytesInFlight: number
+export interface McpLimits extends McpServerLimits {
   /** how long the shutdown waits for the last spans (`--otel`), in ms */
   otelFlushTimeoutMs: number
 }
 
 export const MCP_DEFAULTS: Readonly<McpLimits> = Object.freeze({
-  // the SDK's own cap: a client that worked before still works
-  maxMessageBytes: 10 * 1024 * 1024,
-  maxConcurrentCalls: 16,
-  maxBytesInFlight: 32 * 1024 * 1024,
+  ...MCP_SERVER_DEFAULTS,
   otelFlushTimeoutMs: 1000,
 })
 

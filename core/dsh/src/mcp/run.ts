@@ -13,7 +13,7 @@ import type { Kernel } from '../kernel.js'
 import type { Tracing } from '../otel/tracing.js'
 import { mcpLimits, type McpLimits } from './limits.js'
 import { buildId, firstAnswerFile, readFirstAnswer, sameAnswer, writeFirstAnswer, type FirstAnswer } from './first-answer.js'
-import type { DshMcpServer } from './server.js'
+import type { DshMcpServer } from '@dsh/mcp'
 import { rateLimitedLog } from './rate-limited-log.js'
 import type { SessionLock } from '../sessions/lock.js'
 import { claimStdout } from './stdout-guard.js'
@@ -80,7 +80,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   const stdout = claimStdout()
   // Why started here and awaited later: the SDK (zod's schemas) loads while the kernel starts, and
   // its evaluation fills the time the kernel waits for the sandbox probe's process
-  const protocol = Promise.all([import('./server.js'), import('./stdio-transport.js')])
+  const protocol = import('@dsh/mcp')
   protocol.catch(() => {})
   // the answers of the last start like this one (first-answer.ts): only a plain start has one
   const snapshot = !options.watch && !options.otel && options.resume === undefined ? firstAnswerFile({ configFile: options.configFile, build: buildId() }) : undefined
@@ -156,7 +156,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     up.lock.release()
     return fail(`the MCP server cannot be loaded: ${describeError(error)}`, up.kernel)
   }
-  const [{ createMcpServer }, { DshStdioTransport }] = modules
+  const { createMcpServer, DshStdioTransport } = modules
   const limits = early?.limits ?? mcpLimits(started!.kernel.options.mcp)
   // a client can send malformed messages as fast as it likes: what is said about them is rate-limited
   const report = rateLimitedLog((line) => log(`dsh mcp: ${line}`), { what: 'refused messages' })

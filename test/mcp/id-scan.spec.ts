@@ -5,7 +5,8 @@
  * `null` where the id is not a plain number or string.
  */
 import { describe, expect, it } from 'vitest'
-import { IdScanner } from '../../core/dsh/src/mcp/id-scan.js'
+// the scanner is private to the transport: tested here on purpose
+import { IdScanner } from '../../adapters/mcp/src/id-scan.js'
 
 function scan(text: string, cuts: number[] = []): string | number | null {
   const bytes = Buffer.from(text)

@@ -14,25 +14,20 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ForkScope } from 'cordis'
 import { canonicalJson, describeError, type Session } from '@dsh/kernel'
-import { raw } from '@dsh/kernel/internals'
 import { ToolScheduler, type ToolService } from '@dsh/tools'
-import type {} from '@dsh/approval'
-import type {} from '@dsh/system-prompt'
-import type { Kernel } from '../kernel.js'
-import type { PlanSummary } from '../plugin-set.js'
+import type { McpKernel, ReloadSummary } from './kernel-handle.js'
 import { connectNotice, refusalReason } from './approval-notice.js'
 import { auditLog } from './audit-log.js'
 import { elicitApproval } from './elicit-approval.js'
 import { lazyJsonSchemaValidator } from './json-schema-validator.js'
 import { answerWithInstructions } from './instructions.js'
 import { CallGate } from './call-gate.js'
-import { MCP_DEFAULTS } from './limits.js'
+import { MCP_SERVER_DEFAULTS } from './limits.js'
 import { trackProgress } from './progress.js'
 import { RawArguments } from './raw-arguments.js'
 import { toCallToolResult } from './results.js'
 import { ToolListNotifier } from './tool-list.js'
 import { toMcpTool } from './tool-wire.js'
-import type { FirstAnswer } from './first-answer.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {
@@ -71,12 +66,19 @@ export interface McpServerOptions {
    */
   afterAnswer?(requestId: string | number, done: () => void): void
   /**
-   * The start-up snapshot (first-answer.ts): with it, `initialize` and `tools/list` are answered from
-   * it while the kernel starts; calls wait for the kernel. Once it is up, a differing list is announced.
+   * Answers kept from an earlier start (`dsh mcp`'s start-up snapshot): with them, `initialize` and
+   * `tools/list` are answered while the kernel starts; calls wait for the kernel. Once it is up, a
+   * differing list is announced.
    */
-  early?: FirstAnswer
+  early?: EarlyAnswer
   /** told when a `tools/list` was answered from `early`, and when a call waits for the kernel */
   onEarlyAnswer?(): void
+}
+
+/** What a start answers before its kernel is there. `tools` are the MCP wire form (`toMcpTool`). */
+export interface EarlyAnswer {
+  instructions: string
+  tools: Array<{ name: string } & Record<string, unknown>>
 }
 
 /** What `--watch` needs to know of the calls: `enter` may hold a call back while a reload reads. */
@@ -92,20 +94,20 @@ export interface DshMcpServer {
   readonly session: Session | undefined
   connect(transport: Transport): Promise<void>
   /** `kernel.reload()` (re-reading the config file), logged in the session; the client is notified if its tool list changed */
-  reload(): Promise<PlanSummary>
+  reload(): Promise<ReloadSummary>
   /** a reload not applied: logged in the session (`mcp/reload-refused`) and sent to the client at level `error` */
   refuseReload(refusal: { files: string[]; calls: string[]; message: string }): Promise<void>
   /** cancel what runs, end the turn, close the session and the transport. Idempotent. */
   close(reason: string): Promise<void>
   /** the answers a start gives first, as the kernel now has them (after `ready`) */
-  firstAnswer(): Promise<Omit<FirstAnswer, 'limits'>>
+  firstAnswer(): Promise<EarlyAnswer>
   /** settles once the kernel is there and the server's listeners are on it */
   readonly ready: Promise<void>
 }
 
 const VERSION: string = (() => {
   try {
-    return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+    return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
   } catch {
     return '0.0.0'
   }
@@ -117,16 +119,16 @@ const short = (text: unknown) => String(text ?? '').slice(0, 200)
  * `starting`: the kernel, or its start — the server then answers what it can before the kernel is
  * there (`options.early`) and holds every call until it is; a start that fails fails the calls held.
  */
-export function createMcpServer(starting: Kernel | Promise<Kernel>, options: McpServerOptions = {}): DshMcpServer {
+export function createMcpServer(starting: McpKernel | Promise<McpKernel>, options: McpServerOptions = {}): DshMcpServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   // Why a binding set once: every handler below that reaches the kernel runs after `ready`
-  let kernel!: Kernel
-  const tools = (): ToolService => raw(kernel.ctx.tools)
+  let kernel!: McpKernel
+  const tools = (): ToolService => kernel.ctx.tools
   const server = new Server({ name: 'dsh', version: VERSION }, { capabilities: { tools: { listChanged: true }, logging: {} }, jsonSchemaValidator: lazyJsonSchemaValidator() })
   const audit = auditLog(server, (error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
   let unfollow: (() => void) | undefined
   const scheduler = new ToolScheduler()
-  const gate = new CallGate(options.maxConcurrentCalls ?? MCP_DEFAULTS.maxConcurrentCalls)
+  const gate = new CallGate(options.maxConcurrentCalls ?? MCP_SERVER_DEFAULTS.maxConcurrentCalls)
   const closing = new AbortController()
   const running = new Set<Promise<unknown>>()
   /** MCP request id of each call in flight, for elicitations related to it */
@@ -331,7 +333,7 @@ export function createMcpServer(starting: Kernel | Promise<Kernel>, options: Mcp
           await session.append('mcp/closed', { reason, ...(abandoned.length ? { abandoned } : {}) }).catch(() => {})
           session.endTurn()
           // SessionEnd hooks and the like still append to the log before it closes
-          await raw(kernel.ctx.sessions).end(session, { reason })
+          await kernel.ctx.sessions.end(session, { reason })
         }
         await server.close().catch(() => {})
       })())

@@ -10,8 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { ElicitRequestSchema, type ElicitRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
 import type { ApprovalRequestEvent } from '@dsh/approval'
-import { createMcpServer, type DshMcpServer } from '../../core/dsh/src/mcp/server.ts'
-import { approvalForm, readAnswer } from '../../core/dsh/src/mcp/elicit-approval.ts'
+import { approvalForm, createMcpServer, readAnswer, type DshMcpServer } from '@dsh/mcp'
 
 let kernel: TestKernel | undefined
 const servers: DshMcpServer[] = []

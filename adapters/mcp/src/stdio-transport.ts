@@ -19,13 +19,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { asParamsError, checkLine, type Refusal, type RequestId } from './envelope.js'
 import { IdScanner } from './id-scan.js'
+import type { McpServerLimits } from './limits.js'
 
-export interface StdioLimits {
-  /** the largest message read, in bytes (its newline not counted) */
-  maxMessageBytes: number
-  /** requests unanswered plus answers unflushed, in bytes, before stdin is paused */
-  maxBytesInFlight: number
-}
+/** `maxMessageBytes` (its newline not counted) and `maxBytesInFlight` */
+export type StdioLimits = Pick<McpServerLimits, 'maxMessageBytes' | 'maxBytesInFlight'>
 
 export interface StdioTransportOptions extends StdioLimits {
   /** bytes written but not yet flushed to the client (default: `stdout.writableLength`) */
