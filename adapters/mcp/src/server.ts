@@ -37,7 +37,7 @@ declare module '@dsh/kernel' {
     'mcp/reloaded': { added: string[]; removed: string[]; changed: string[] }
     /** a reload that failed: the previous set stays */
     'mcp/reload-failed': { error: string }
-    /** a reload not applied because a watched file holds what a call left (reload-guard.ts): the previous set stays */
+    /** a reload not applied because a watched file holds what a call left (dsh's reload/reload-guard.ts): the previous set stays */
     'mcp/reload-refused': { files: string[]; calls: string[]; reason: string }
     /** `abandoned`: the calls still running when the shutdown's grace ran out (their bodies ignored the cancellation) */
     'mcp/closed': { reason: string; abandoned?: string[] }

@@ -75,7 +75,7 @@ const vendoredKey = (exports, ending) => {
 }
 
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
-const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
+const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins', 'import-plugin.js')).href)
 const { DYNAMIC_IMPORT, vendorCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'vendor-load.js')).href)
 await lexerReady
 const { trainCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'bundle-train.js')).href)

@@ -99,7 +99,7 @@ export const mcpCommand: Command = {
       return 2
     }
     // loaded only now: --help and usage errors need none of the kernel
-    const { runMcpServer } = await import('../mcp/run.js')
+    const { runMcpServer } = await import('./mcp/run.js')
     const code = await runMcpServer({ configFile, watch: values.watch, otel: values.otel, resume: values.session })
     // the session log is closed: nothing left may hold the process — a tool body that ignored its
     // cancellation, an export to a collector that hangs, a pool's idle sandbox (DESIGN §16.1: 100 ms)

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path'
 import { describeError } from '@dsh/kernel'
-import { readConfigFile } from '../config-file.js'
+import { readConfigFile } from '../config/file.js'
 import { parseDuration } from '../sessions/duration.js'
 import { lockSession, SessionLockedError } from '../sessions/lock.js'
 import { SESSION_ID, SessionStore, summarize, type SessionSummary } from '../sessions/store.js'

@@ -5,7 +5,7 @@
  * so the file is its own reference. Loading it gives the same kernel as the
  * default set.
  */
-import type { ConfigKey, ConfigSection } from './config-reference.js'
+import type { ConfigKey, ConfigSection } from './reference.js'
 import { DEFAULT_PLUGINS } from './default-set.js'
 
 const WIDTH = 96

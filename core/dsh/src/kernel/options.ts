@@ -7,7 +7,7 @@ import { KernelError, rejectUnknownKeys, SANDBOX_MODES, type SandboxMode } from 
 import { DEFAULT_TIMEOUT_MS, presetList } from '@dsh/approval'
 import type { ToolsMode } from '@dsh/tools'
 import { DEFAULT_LIMITS } from '@dsh/sandbox'
-import { MCP_DEFAULTS, type McpLimits } from './mcp/limits.js'
+import { MCP_DEFAULTS, type McpLimits } from '../config/mcp-limits.js'
 
 export interface KernelOptions {
   tools?: { mode?: ToolsMode; code?: Record<string, number> }

@@ -17,7 +17,7 @@ import { homedir } from 'node:os'
 import { dirname, join, relative, isAbsolute, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { EarlyAnswer } from '@dsh/mcp'
-import type { McpLimits } from './limits.js'
+import type { McpLimits } from '../../config/mcp-limits.js'
 
 /** What a start answered first, and the transport's limits it ran with. */
 export interface FirstAnswer extends EarlyAnswer {

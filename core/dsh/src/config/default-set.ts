@@ -5,7 +5,7 @@
  * hooks and permission rules, with the services at their defaults: sandbox read-only, approval ask. `dsh init` writes the same
  * set as a commented dsh.yml.
  */
-import type { KernelOptions } from './options.js'
+import type { KernelOptions } from '../kernel/options.js'
 
 /** Each plugin of the default set with its config; adding a plugin to the set is one line here. */
 export const DEFAULT_PLUGINS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = Object.freeze({

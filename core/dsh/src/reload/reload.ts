@@ -7,11 +7,11 @@
 import type { Context, ForkScope } from 'cordis'
 import { canonicalJson, KernelError } from '@dsh/kernel'
 import { applyPreset } from '@dsh/approval'
-import { inConfigFile, mergeOptions, readConfigFile, type ConfigFile } from './config-file.js'
-import { checkOptions, type KernelOptions } from './options.js'
-import type { PlanSummary, PluginSet } from './plugin-set.js'
-import { loadedPaths, type LoadedFiles } from './protect-loaded.js'
-import { checkServiceConfigs } from './service-configs.js'
+import { inConfigFile, mergeOptions, readConfigFile, type ConfigFile } from '../config/file.js'
+import { checkOptions, type KernelOptions } from '../kernel/options.js'
+import type { PlanSummary, PluginSet } from '../plugins/plugin-set.js'
+import { loadedPaths, type LoadedFiles } from '../kernel/protect-loaded.js'
+import { checkServiceConfigs } from '../kernel/service-configs.js'
 
 /** A core service whose config can change on reload: re-plugged when it does. */
 export interface ServiceSlot {

@@ -9,15 +9,15 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describeError } from '@dsh/kernel'
 import { raw } from '@dsh/kernel/internals'
-import type { Kernel } from '../kernel.js'
-import type { Tracing } from '../otel/tracing.js'
-import { mcpLimits, type McpLimits } from './limits.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import type { Tracing } from '../../otel/tracing.js'
+import { mcpLimits, type McpLimits } from '../../config/mcp-limits.js'
 import { buildId, firstAnswerFile, readFirstAnswer, sameAnswer, writeFirstAnswer, type FirstAnswer } from './first-answer.js'
 import type { DshMcpServer } from '@dsh/mcp'
 import { rateLimitedLog } from './rate-limited-log.js'
-import type { SessionLock } from '../sessions/lock.js'
+import type { SessionLock } from '../../sessions/lock.js'
 import { claimStdout } from './stdout-guard.js'
-import type { ConfigWatcher } from './watch.js'
+import type { ConfigWatcher } from '../../reload/watch.js'
 import { killChildren, settleWithin } from './bounded-dispose.js'
 
 export interface RunMcpOptions {
@@ -115,7 +115,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
     log(configNotice('mcp', options.configFile && resolve(options.configFile)))
     try {
       // the SDK only with --otel: its packages are not even loaded otherwise
-      if (options.otel) tracing = (await import('../otel/tracing.js')).startTracing()
+      if (options.otel) tracing = (await import('../../otel/tracing.js')).startTracing()
       kernel = await createKernel(commandOptions(options.configFile), { probeSandbox: true })
     } catch (error) {
       return { failed: await fail(`${options.otel && !tracing ? '--otel: ' : ''}${describeError(error)}`) }
@@ -163,7 +163,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   const transport = new DshStdioTransport(process.stdin, stdout.stream, { ...limits, buffered: stdout.buffered, report })
   transport.onerror = (error) => log(`dsh mcp: ${describeError(error)}`)
   // Why only with --watch: without it nothing is reloaded while the server runs, and no call pays the stats
-  const guard = options.watch && options.configFile ? new (await import('./reload-guard.js')).ReloadGuard() : undefined
+  const guard = options.watch && options.configFile ? new (await import('../../reload/reload-guard.js')).ReloadGuard() : undefined
   const kernelStarted = starting.then((up) => {
     if ('failed' in up) throw new Error('the kernel did not start')
     return up.kernel
@@ -195,7 +195,7 @@ export async function runMcpServer(options: RunMcpOptions): Promise<number> {
   if (snapshot) keepFirstAnswer(snapshot, early, mcp, limits)
   let watcher: ConfigWatcher | undefined
   if (guard && options.configFile) {
-    const [{ watchConfig }, { pluginCodeFiles }] = await Promise.all([import('./watch.js'), import('../code-reload/code-files.js')])
+    const [{ watchConfig }, { pluginCodeFiles }] = await Promise.all([import('../../reload/watch.js'), import('../../reload/code/code-files.js')])
     const file = options.configFile
     const watched = () => [resolve(file), ...pluginCodeFiles(kernel, file)]
     guard.watch(watched())

@@ -5,7 +5,7 @@
  * until the plugin is active, and leaves nothing plugged when it is not.
  */
 import type { Context, ForkScope } from 'cordis'
-import { checkPluginConfig, checkStarted, type PluginModule } from './plugins.js'
+import { checkPluginConfig, checkStarted, type PluginModule } from './import-plugin.js'
 
 type Pluggable = PluginModule | ((ctx: Context, config: any) => void | Promise<void>)
 

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'acorn'
-import { CODE_PARAM } from './code-reload/hooks.js'
+import { CODE_PARAM } from '../reload/code/hooks.js'
 
 const JS = /\.(?:[cm]?js|jsx)$/
 const MAX_BYTES = 4 * 1024 * 1024

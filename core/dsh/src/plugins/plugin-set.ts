@@ -7,9 +7,9 @@
  */
 import type { Context } from 'cordis'
 import { canonicalJson, describeError, KernelError } from '@dsh/kernel'
-import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin, type PluginModule } from './plugins.js'
-import { changedCode, pluginCode, type PluginCode } from './code-reload/plugin-code.js'
-import { CodeScan, type Walked } from './code-reload/scan.js'
+import { checkPluginConfig, checkStarted, importPlugin, type LoadedPlugin, type PluginModule } from './import-plugin.js'
+import { changedCode, pluginCode, type PluginCode } from '../reload/code/plugin-code.js'
+import { CodeScan, type Walked } from '../reload/code/scan.js'
 
 export interface PreparedPlugin {
   spec: string

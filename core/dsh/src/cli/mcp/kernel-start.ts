@@ -5,13 +5,13 @@
  */
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Kernel } from '../kernel.js'
-import { loadPlugin } from '../load-plugin.js'
-import { importPlugin } from '../plugins.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import { loadPlugin } from '../../plugins/load-plugin.js'
+import { importPlugin } from '../../plugins/import-plugin.js'
 
-export { commandOptions, configNotice } from '../default-set.js'
-export { createKernel } from '../kernel.js'
-export { lockSession } from '../sessions/lock.js'
+export { commandOptions, configNotice } from '../../config/default-set.js'
+export { createKernel } from '../../kernel/kernel.js'
+export { lockSession } from '../../sessions/lock.js'
 
 /** The bundled otel plugin on the kernel, with its defaults — unless the config loads it already. */
 export async function plugOtel(kernel: Kernel): Promise<void> {

@@ -11,7 +11,7 @@
 import type { Context, ForkScope } from 'cordis'
 import { resolve } from 'node:path'
 import type {} from '@dsh/sandbox'
-import type { PluginSet } from './plugin-set.js'
+import type { PluginSet } from '../plugins/plugin-set.js'
 
 export interface LoadedFilesConfig {
   paths: string[]

@@ -7,7 +7,7 @@
  */
 import { KernelError } from '@dsh/kernel'
 import { checkSandboxConfig } from '@dsh/sandbox'
-import type { ConfigFile } from './config-file.js'
+import type { ConfigFile } from '../config/file.js'
 import type { KernelOptions } from './options.js'
 
 /** `sandbox.network.allow[0]` → `['sandbox', 'network', 'allow', '0']`. */

@@ -5,8 +5,8 @@
 import { dirname, resolve } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
 import { readLoaded } from './read-loaded.js'
-import { excerptAt, locateProblem, problemPath } from './config-excerpt.js'
-import { checkOptions, type KernelOptions } from './options.js'
+import { excerptAt, locateProblem, problemPath } from './excerpt.js'
+import { checkOptions, type KernelOptions } from '../kernel/options.js'
 import { yaml } from './yaml.js'
 
 export interface ConfigFile {

@@ -6,8 +6,8 @@
  * description, or missing from the docs, is caught.
  */
 import type Schema from 'schemastery'
-import { BUNDLED, importPlugin } from './plugins.js'
-import { KernelOptionsSchema } from './options.js'
+import { BUNDLED, importPlugin } from '../plugins/import-plugin.js'
+import { KernelOptionsSchema } from '../kernel/options.js'
 
 export interface ConfigKey {
   /** the key's path inside its section, `code.timeoutMs` */

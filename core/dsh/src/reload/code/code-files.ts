@@ -2,7 +2,7 @@
  * The files of a kernel's plugins loaded from paths, for `dsh mcp --watch`.
  */
 import { dirname, isAbsolute, resolve } from 'node:path'
-import type { Kernel } from '../kernel.js'
+import type { Kernel } from '../../kernel/kernel.js'
 import { codeTree } from './code-tree.js'
 import { CodeScan } from './scan.js'
 
