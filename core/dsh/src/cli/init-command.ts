@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { pluginSections, serviceSections } from '../config/reference.js'
 import { renderInitFile } from '../config/init-file.js'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 import { dshVersion } from './version.js'
 
 const HELP = `Usage: dsh init [<file>] [--force]

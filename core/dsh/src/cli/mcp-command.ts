@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { SESSION_ID } from '../sessions/store.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 
 const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch] [--otel] [--session <id>]
 
