@@ -39,7 +39,7 @@ const called = Number(process.argv[4] ?? toolCount)
 const dir = mkdtempSync(join(tmpdir(), 'dsh-memory-'))
 process.chdir(dir)
 const { createKernel } = await import('dsh')
-const { defaultSet } = await import('../../core/dsh/lib/default-set.js')
+const { defaultSet } = await import('../../core/dsh/lib/config/default-set.js')
 const kernel = await createKernel({ ...defaultSet(), dataDir: join(dir, '.dsh') })
 try {
   kernel.ctx.plugin({

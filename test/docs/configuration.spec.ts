@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 // the config reference is private to dsh (read here on purpose: the CLI's `dsh init` is its one user)
-import { configKeys, serviceSections, type ConfigSection } from '../../core/dsh/src/config-reference.js'
+import { configKeys, serviceSections, type ConfigSection } from '../../core/dsh/src/config/reference.js'
 import { BUNDLED } from 'dsh'
 
 const root = join(import.meta.dirname, '../..')

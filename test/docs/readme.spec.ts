@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLAUDE_TOOL_NAMES } from '@dsh/claude-code-settings'
 import { createKernel, type Kernel } from 'dsh'
 // the setup plans and the default set are private to dsh: read here on purpose, to compare the README with them
-import { defaultSet } from '../../core/dsh/src/default-set.js'
+import { defaultSet } from '../../core/dsh/src/config/default-set.js'
 import { claudeCodePlan } from '../../core/dsh/src/clients/claude-code-setup.js'
 import { codexPlan } from '../../core/dsh/src/clients/codex-setup.js'
 import { CLAUDE_BUILTINS, serverCommand } from '../../core/dsh/src/clients/recipe.js'

@@ -13,9 +13,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createKernel, type Kernel } from 'dsh'
 // the code check of a reload is private to dsh: tested here on purpose
-import { CodeScan } from '../../core/dsh/src/code-reload/scan.js'
-import { restamp } from '../../core/dsh/src/code-reload/stamp.js'
-import { changedCode, pluginCode } from '../../core/dsh/src/code-reload/plugin-code.js'
+import { CodeScan } from '../../core/dsh/src/reload/code/scan.js'
+import { restamp } from '../../core/dsh/src/reload/code/stamp.js'
+import { changedCode, pluginCode } from '../../core/dsh/src/reload/code/plugin-code.js'
 
 // past the stamp's racy window (100 ms) after a file's last change
 const SETTLE_MS = 250

@@ -1,5 +1,5 @@
 /**
- * The start-up snapshot's file (mcp/first-answer.ts): its key follows the config's bytes and the
+ * The start-up snapshot's file (cli/mcp/first-answer.ts): its key follows the config's bytes and the
  * working directory; only the user's own regular file, writable by nobody else, in a directory
  * writable by nobody else, is read; a malformed one is not; none is placed inside the working directory.
  */
@@ -7,8 +7,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { firstAnswerFile, readFirstAnswer, writeFirstAnswer, type FirstAnswer } from '../../core/dsh/src/mcp/first-answer.js'
-import { MCP_DEFAULTS } from '../../core/dsh/src/mcp/limits.js'
+import { firstAnswerFile, readFirstAnswer, writeFirstAnswer, type FirstAnswer } from '../../core/dsh/src/cli/mcp/first-answer.js'
+import { MCP_DEFAULTS } from '../../core/dsh/src/config/mcp-limits.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -11,8 +11,8 @@ import { canonicalJson } from '@dsh/kernel'
 import { createKernel, type Kernel } from 'dsh'
 // `dsh init`'s file, the config reference and the default set are private to dsh: tested here on purpose
 import { initFileText } from '../../core/dsh/src/cli/init-command.js'
-import { pluginSections, serviceSections } from '../../core/dsh/src/config-reference.js'
-import { defaultSet, DEFAULT_PLUGINS } from '../../core/dsh/src/default-set.js'
+import { pluginSections, serviceSections } from '../../core/dsh/src/config/reference.js'
+import { defaultSet, DEFAULT_PLUGINS } from '../../core/dsh/src/config/default-set.js'
 
 const kernels: Kernel[] = []
 const dirs: string[] = []

@@ -1,6 +1,6 @@
 /** The rate-limited stderr writer: a burst per window, then one count line when the next opens or at flush. */
 import { describe, expect, it } from 'vitest'
-import { rateLimitedLog } from '../../core/dsh/src/mcp/rate-limited-log.js'
+import { rateLimitedLog } from '../../core/dsh/src/cli/mcp/rate-limited-log.js'
 
 describe('rateLimitedLog', () => {
   it('writes `burst` lines a window, counts the rest, says the count when the next window opens', () => {

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ReloadGuard } from '../../core/dsh/src/mcp/reload-guard.js'
+import { ReloadGuard } from '../../core/dsh/src/reload/reload-guard.js'
 import { tempDirs } from '../temp-dirs.js'
 
 const dirs = tempDirs()

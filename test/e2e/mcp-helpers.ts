@@ -28,11 +28,11 @@ export const fixture = (name: string) => join(FIXTURES, name)
 /** Fail early, and say why, when the MCP server under test is missing or older than its sources. */
 export function assertBuilt(): void {
   const bundle = join(root, 'core/dsh/dist/cli.cjs')
-  const src = join(root, 'core/dsh/src')
-  const mcp = join(src, 'mcp')
-  const sources = [...readdirSync(mcp).map((name) => join(mcp, name)), join(src, 'cli/mcp-command.ts'), join(src, 'cli.ts')]
-  for (const file of sources.filter((f) => f.endsWith('.ts'))) {
-    const built = join(root, 'core/dsh/lib', relative(src, file)).replace(/\.ts$/, '.js')
+  // every source of the CLI and of the server it serves, each beside its build in the package's lib/
+  const sources = ['core/dsh', 'adapters/mcp'].flatMap((pkg) => (readdirSync(join(root, pkg, 'src'), { recursive: true }) as string[])
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => ({ file: join(root, pkg, 'src', name), built: join(root, pkg, 'lib', name).replace(/\.ts$/, '.js') })))
+  for (const { file, built } of sources) {
     let builtAt: number
     try {
       builtAt = statSync(built).mtimeMs

@@ -75,7 +75,7 @@ const vendoredKey = (exports, ending) => {
 }
 
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
-const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins.js')).href)
+const { BUNDLED } = await import(pathToFileURL(join(lib, 'plugins', 'import-plugin.js')).href)
 const { DYNAMIC_IMPORT, vendorCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'vendor-load.js')).href)
 await lexerReady
 const { trainCache } = await import(pathToFileURL(join(packageDir, 'scripts', 'bundle-train.js')).href)
@@ -142,7 +142,7 @@ function vendorKey(group, resolved) {
 
 /**
  * The MCP SDK's server module imports its default validator (Ajv with its formats) at load, for
- * a server not given one; dsh's is (mcp/json-schema-validator.ts: the SDK's own, required from the
+ * a server not given one; dsh's is (@dsh/mcp's json-schema-validator.ts: the SDK's own, required from the
  * vendored file on first use). In the bundle that import is this module instead, so loading the
  * server neither compiles nor runs Ajv; a server made without a validator fails at once, saying so.
  */

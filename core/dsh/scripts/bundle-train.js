@@ -67,7 +67,7 @@ export async function trainCache(file) {
       return undefined
     }
     // twice, with a start-up snapshot of their own (not the user's): the first start in a
-    // directory, then the next one, which answers from the snapshot the first left (mcp/first-answer.ts)
+    // directory, then the next one, which answers from the snapshot the first left (cli/mcp/first-answer.ts)
     const cache = { XDG_CACHE_HOME: join(dir, 'cache') }
     await trainingRun(file, ['mcp'], bare, mcp, cache)
     await trainingRun(file, ['mcp'], bare, mcp, cache)

@@ -10,8 +10,8 @@ import type { Session } from '@dsh/kernel'
 import type { Context } from 'cordis'
 import type { ApprovalRequestEvent } from '@dsh/approval'
 import type { ApprovalOutcome, ExecuteInput, ToolDefinition, ToolResult } from '@dsh/tools'
-import { createKernel, type Kernel } from './kernel.js'
-import type { KernelOptions } from './options.js'
+import { createKernel, type Kernel } from './kernel/kernel.js'
+import type { KernelOptions } from './kernel/options.js'
 
 export interface TestKernel extends Kernel {
   /** a fresh temporary directory used as the data directory's parent and workspace */
@@ -67,4 +67,4 @@ export function testTool(name: string, execute: ToolDefinition['execute'] = () =
   return { name, description: `test tool ${name}`, parameters: { type: 'object' }, execute, ...extra }
 }
 
-export { loadPlugin } from './load-plugin.js'
+export { loadPlugin } from './plugins/load-plugin.js'

@@ -9,9 +9,7 @@
 import { errorResult } from './results.js'
 import type { ToolEntry } from './registry.js'
 import type { ToolResult } from './types.js'
-import { compileCheck } from './validate.js'
-
-export type OutputCheck = (value: unknown) => string | undefined
+import { compileCheck, type OutputCheck } from './validate.js'
 
 function checkOf(entry: ToolEntry): OutputCheck {
   return (entry.outputCheck ??= compileCheck(entry.def.outputSchema!, 'value'))

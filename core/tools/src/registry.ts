@@ -9,31 +9,12 @@ import { filterOf } from '@dsh/kernel/internals'
 import { isSandboxMode } from './required-mode.js'
 import { transportSchema } from './code-mode/transport-schema.js'
 import { annotationsProblem, outputSchemaProblem } from './definition-checks.js'
-import type { OutputCheck } from './output-check.js'
-import { compileCheck, schemaProblem, type ArgumentCheck } from './validate.js'
-import type { Guard, JsonSchema, ToolAnnotations, ToolDefinition, ToolScope, ToolsMode } from './types.js'
+import type { ToolSchema } from './tool-schema.js'
+import { compileCheck, schemaProblem, type ArgumentCheck, type OutputCheck } from './validate.js'
+import type { Guard, ToolDefinition, ToolScope, ToolsMode } from './types.js'
 
 export const RESERVED_TOOL = 'run_code'
 const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
-
-export interface ToolSchema {
-  name: string
-  /** present only when the definition has one */
-  title?: string
-  description: string
-  parameters: JsonSchema
-  annotations?: ToolAnnotations
-  outputSchema?: JsonSchema
-}
-
-/** The frozen projection of a (frozen) definition: the optional fields only when set. */
-export function projectSchema(def: ToolDefinition): ToolSchema {
-  const schema: ToolSchema = { name: def.name, description: def.description, parameters: def.parameters }
-  if (def.title !== undefined) schema.title = def.title
-  if (def.annotations !== undefined) schema.annotations = Object.freeze({ ...def.annotations })
-  if (def.outputSchema !== undefined) schema.outputSchema = def.outputSchema
-  return Object.freeze(schema)
-}
 
 export interface ToolEntry {
   def: ToolDefinition

@@ -64,6 +64,9 @@ export function schemaProblem(schema: unknown, what = 'parameters'): string | un
 
 export type ArgumentCheck = (args: unknown) => string | undefined
 
+/** A compiled `outputSchema`: the problem with a success value, or nothing */
+export type OutputCheck = (value: unknown) => string | undefined
+
 /**
  * The checks compiled so far, by what they check and the schema's JSON (hashed): tools whose
  * schemas are equal share one validator, and a tool registered again with the same schema (a

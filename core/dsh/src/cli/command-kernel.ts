@@ -9,10 +9,10 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { describeError, KernelError } from '@dsh/kernel'
-import { createKernel, type Kernel } from '../kernel.js'
-import { commandOptions, configNotice } from '../default-set.js'
-import type { KernelOptions } from '../options.js'
-import { importPlugin, type PluginModule } from '../plugins.js'
+import { createKernel, type Kernel } from '../kernel/kernel.js'
+import { commandOptions, configNotice } from '../config/default-set.js'
+import type { KernelOptions } from '../kernel/options.js'
+import { importPlugin, type PluginModule } from '../plugins/import-plugin.js'
 
 /** A mistake on the command line or in the config: the command prints it and exits 2. */
 export class UsageError extends Error {}

@@ -1,13 +1,7 @@
 /**
- * The table of `dsh` commands. Each command parses its own flags (with
- * `node:util` parseArgs, strict) and returns the exit code.
+ * The table of `dsh` commands, each module loaded when its command runs.
  */
-
-export interface Command {
-  /** one line for the command list */
-  summary: string
-  run(args: string[]): Promise<number>
-}
+import type { Command } from './command.js'
 
 /** A command whose module (and its dependencies: the kernel, the MCP SDK) loads only when it runs. */
 function lazy(summary: string, load: () => Promise<Command>): Command {

@@ -2,7 +2,7 @@
  * `dsh demo`.
  */
 import { parseArgs } from 'node:util'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 import { runDemo } from './demo.js'
 
 export const demoCommand: Command = {

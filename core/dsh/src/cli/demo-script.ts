@@ -4,7 +4,7 @@
  * approved file and a demo approver that answers it (and says so).
  */
 import type { Context } from 'cordis'
-import type { KernelOptions } from '../options.js'
+import type { KernelOptions } from '../kernel/options.js'
 
 export interface DemoStep {
   say: string

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createKernel } from '../kernel.js'
+import { createKernel } from '../kernel/kernel.js'
 import { demoApprover, demoOptions, demoPolicy, steps } from './demo-script.js'
 import { formatTimeline, painter, type Painter } from './timeline.js'
 

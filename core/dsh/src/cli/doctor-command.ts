@@ -7,7 +7,7 @@ import { codexProblems } from '../clients/codex-doctor.js'
 import { adoptHints } from '../clients/adopt-hints.js'
 import { onPath, render, type Problem } from '../clients/problems.js'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 
 const HELP = `Usage: dsh doctor [claude-code|codex]
 

@@ -6,10 +6,10 @@
 import { writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { pluginSections, serviceSections } from '../config-reference.js'
-import { renderInitFile } from '../init-file.js'
+import { pluginSections, serviceSections } from '../config/reference.js'
+import { renderInitFile } from '../config/init-file.js'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 import { dshVersion } from './version.js'
 
 const HELP = `Usage: dsh init [<file>] [--force]

@@ -8,7 +8,7 @@ import type { PermissionView } from '@dsh/claude-code-permissions'
 import { describeError } from '@dsh/kernel'
 import { SESSION_ID } from '../sessions/store.js'
 import { bundledModule, commandKernel, findConfig, parseFlags, UsageError, usageFailure } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 import { explainCall, formatExplanation } from './explain-call.js'
 import { storeFor } from './sessions-command.js'
 

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { SESSION_ID } from '../sessions/store.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 
 const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch] [--otel] [--session <id>]
 
@@ -99,7 +99,7 @@ export const mcpCommand: Command = {
       return 2
     }
     // loaded only now: --help and usage errors need none of the kernel
-    const { runMcpServer } = await import('../mcp/run.js')
+    const { runMcpServer } = await import('./mcp/run.js')
     const code = await runMcpServer({ configFile, watch: values.watch, otel: values.otel, resume: values.session })
     // the session log is closed: nothing left may hold the process — a tool body that ignored its
     // cancellation, an export to a collector that hangs, a pool's idle sandbox (DESIGN §16.1: 100 ms)

@@ -5,7 +5,7 @@
 import { describeError } from '@dsh/kernel'
 import { writeScaffold, scaffoldVersions } from '../scaffold/write.js'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 
 const HELP = `Usage: dsh new-plugin <dir> [--name <package-name>]
 

@@ -9,9 +9,9 @@ import { accessSync, constants, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PermissionCheck } from '@dsh/claude-code-permissions'
 import type { JsonObject } from '@dsh/kernel'
-import type { Kernel } from '../kernel.js'
+import type { Kernel } from '../kernel/kernel.js'
 import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure, UsageError } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 import { parseJsonArgument } from './json-argument.js'
 
 const HELP = `Usage: dsh permissions check <tool> ['<json arguments>'] [--config dsh.yml] [--json]

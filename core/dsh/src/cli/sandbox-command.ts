@@ -9,7 +9,7 @@
 import { describeError } from '@dsh/kernel'
 import { clearUnrestored, listUnrestored, markedPathOf } from '@dsh/sandbox'
 import { parseFlags, UsageError, usageFailure } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 
 const HELP = `Usage: dsh sandbox unrestored [--json]
        dsh sandbox clear <path>...

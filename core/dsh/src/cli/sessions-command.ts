@@ -7,13 +7,13 @@
  */
 import { resolve } from 'node:path'
 import { describeError } from '@dsh/kernel'
-import { readConfigFile } from '../config-file.js'
+import { readConfigFile } from '../config/file.js'
 import { parseDuration } from '../sessions/duration.js'
 import { lockSession, SessionLockedError } from '../sessions/lock.js'
 import { SESSION_ID, SessionStore, summarize, type SessionSummary } from '../sessions/store.js'
 import { formatFullTimeline, inert } from '../sessions/timeline.js'
 import { findConfig, parseFlags, UsageError, usageFailure } from './command-kernel.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 import { painter } from './timeline.js'
 
 const HELP = `Usage: dsh sessions list [--json]

@@ -16,7 +16,7 @@ import { restorePlan } from '../clients/restore-servers.js'
 import { rmSync } from 'node:fs'
 import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
 import { initFileText } from './init-command.js'
-import type { Command } from './commands.js'
+import type { Command } from './command.js'
 
 const HELP = `Usage: dsh setup claude-code [--scope user|project|local] [--adopt-mcp-servers | --restore] [--dry-run]
        dsh setup codex [--adopt-mcp-servers | --restore] [--dry-run]

@@ -4,7 +4,7 @@
  * dsh.yml gets `dsh init`'s file first, so that the kernel keeps the default set it ran with.
  */
 import type { Document } from 'yaml'
-import { yaml } from '../yaml.js'
+import { yaml } from '../config/yaml.js'
 import { ConfigFileError } from './config-file.js'
 
 export const MCP_SERVERS_PLUGIN = 'mcp-servers'

@@ -12,7 +12,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { readTracingEnv, type TracingEnv } from './env.js'
 import { boundedShutdown, exportFailureLine, shortDiagLogger } from './report.js'
-import { rateLimitedLog } from '../mcp/rate-limited-log.js'
+import { rateLimitedLog } from '../cli/mcp/rate-limited-log.js'
 
 export interface Tracing {
   /** what was set up, for the log line */

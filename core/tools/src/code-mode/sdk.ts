@@ -3,7 +3,7 @@
  * tool, generated from the JSON Schemas. Tools are sorted by name so the text
  * is byte-identical for an unchanged tool set, whatever the registration order.
  */
-import type { ToolSchema } from '../registry.js'
+import type { ToolSchema } from '../tool-schema.js'
 import { docText, propertyKey, toType } from './schema-to-ts.js'
 
 /** the declarations of each (cached, frozen) schemas() view: the prompt section and the transport's description share them */

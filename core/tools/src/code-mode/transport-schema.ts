@@ -6,7 +6,7 @@
  * when any is (a tool without hints counts as MCP's defaults: it may write,
  * destroy and reach the outside world).
  */
-import type { ToolSchema } from '../registry.js'
+import type { ToolSchema } from '../tool-schema.js'
 import type { ToolAnnotations } from '../types.js'
 import { generateSdk } from './sdk.js'
 

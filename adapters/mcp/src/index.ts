@@ -1,0 +1,6 @@
+export * from './kernel-handle.js'
+export * from './limits.js'
+export * from './server.js'
+export * from './stdio-transport.js'
+export { toCallToolResult } from './results.js'
+export { approvalForm, readAnswer } from './elicit-approval.js'

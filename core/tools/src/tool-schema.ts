@@ -1,0 +1,24 @@
+/**
+ * A tool as the model and the hosts see it: the definition's name, title, description, schemas
+ * and annotations, without its body.
+ */
+import type { JsonSchema, ToolAnnotations, ToolDefinition } from './types.js'
+
+export interface ToolSchema {
+  name: string
+  /** present only when the definition has one */
+  title?: string
+  description: string
+  parameters: JsonSchema
+  annotations?: ToolAnnotations
+  outputSchema?: JsonSchema
+}
+
+/** The frozen projection of a (frozen) definition: the optional fields only when set. */
+export function projectSchema(def: ToolDefinition): ToolSchema {
+  const schema: ToolSchema = { name: def.name, description: def.description, parameters: def.parameters }
+  if (def.title !== undefined) schema.title = def.title
+  if (def.annotations !== undefined) schema.annotations = Object.freeze({ ...def.annotations })
+  if (def.outputSchema !== undefined) schema.outputSchema = def.outputSchema
+  return Object.freeze(schema)
+}
