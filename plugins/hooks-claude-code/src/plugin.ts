@@ -16,9 +16,11 @@ import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
 import type { ApprovalOutcome, BlockDecision, DecisionSource, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
+import { loadShellParser } from '@dsh/claude-code-permissions'
 import type { Config } from './config.js'
 import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
 import { hookRunsTwice } from './mcp-names.js'
+import { hookScripts } from './hook-scripts.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
 import { describeSandbox, ledgerReader, protectFiles, refusal, type SandboxLike } from './protect.js'
@@ -52,9 +54,12 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
   const registered = protectFiles(sandbox, sources.map((source) => source.file))
   const view = await describeSandbox(sandbox, workspace, registered)
   const store = new HookStore(inline, sources, (file) => refusal(file, roots, view, registered), ledgerReader(sandbox, roots, view, fileStamp))
-  store.init()
-
+  // the hooks' own scripts are read with the shell parser: a parser that cannot load refuses every call
+  await loadShellParser()
   const logger = ctx.logger('hooks-claude-code')
+  const scripts = scriptGuard(sandbox, workspace, (line) => logger.warn('%s', line))
+  scripts.update(store.init())
+
   const twice = new Set<string>()
   // said once per hook: it runs in the client on its call to dsh's tool, and again here
   const sayTwice = (snapshot: Snapshot) => {
@@ -77,6 +82,7 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
       sayTwice(snapshot)
     }
     if (changed.length) {
+      scripts.update(snapshot)
       for (const problem of snapshot.problems) {
         logger.warn('%s (%s)', problem.message, config.onError === 'deny' ? 'every call is refused until it is fixed' : 'the last good hooks keep running')
       }
@@ -97,6 +103,34 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
     auditBytes: config.auditBytes ?? 4096,
     toolName: claudeToolNamer(config.toolNames ?? {}),
     reported: new WeakMap(),
+  }
+}
+
+/**
+ * Keeps the files the hook commands run registered with the sandbox as
+ * protected (hook-scripts.ts), re-registered when the hook set changes.
+ * What cannot be known before a hook runs is said once per command.
+ */
+function scriptGuard(sandbox: SandboxLike | undefined, workspace: string, warn: (line: string) => void) {
+  let key = ''
+  let release: (() => void) | undefined
+  const said = new Set<string>()
+  return {
+    update(snapshot: Snapshot): void {
+      const { files, unknown } = hookScripts(snapshot.hooks.map((hook) => hook.command), workspace)
+      for (const line of unknown) {
+        if (said.has(line)) continue
+        said.add(line)
+        warn(`hook ${line}: dsh cannot protect what it runs, so a confined command may be able to change it`)
+      }
+      const next = files.join('\0')
+      if (next === key || typeof sandbox?.protect !== 'function') return
+      // the new set first: no moment when a file of both sets is unprotected
+      const previous = release
+      release = files.length ? sandbox.protect(files) : undefined
+      previous?.()
+      key = next
+    },
   }
 }
 
