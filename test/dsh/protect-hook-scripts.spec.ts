@@ -45,7 +45,7 @@ function textOf(result: { content: { type: string; text?: string }[] }): string 
 
 for (const backend of BACKENDS) {
   describe.skipIf(missing[backend] !== undefined)(`hook scripts in the workspace, on ${backend}`, () => {
-    it('hold against bash, write and edit, and the hooks keep running the originals', async () => {
+    it('hold against bash, write and edit, and the hooks keep running the originals', { timeout: 90_000 }, async () => {
       const ws = dirs.make('dsh-hook-scripts-')
       for (const dir of ['.claude', 'scripts', '.hooks', 'tools']) mkdirSync(join(ws, dir))
       writeFileSync(join(ws, '.claude/settings.json'), SETTINGS)
