@@ -51,6 +51,18 @@ describe('grep', () => {
     expect(text(await k.call('grep', { pattern: 'two', output_mode: 'content', '-B': 3 }))).toBe('f.txt-1-one\nf.txt:2:foo two')
   })
 
+  it('the value carries the lines as the text has them (clients that hand the model the structured value lose nothing)', async () => {
+    const { k, ws } = await setup()
+    write(ws, { 'f.txt': 'one\nfoo two\n' })
+    const content = await k.call('grep', { pattern: 'foo', output_mode: 'content' })
+    expect(content.value).toMatchObject({ mode: 'content', content: text(content) })
+    const count = await k.call('grep', { pattern: 'foo', output_mode: 'count' })
+    expect(count.value).toMatchObject({ mode: 'count', content: 'f.txt:1' })
+    const files = await k.call('grep', { pattern: 'foo' })
+    expect(files.value).toMatchObject({ filenames: [expect.stringMatching(/f\.txt$/)] })
+    expect(files.value).not.toHaveProperty('content')
+  })
+
   it('count mode counts matching lines per file; -i ignores case', async () => {
     const { k, ws } = await setup()
     write(ws, { 'a.txt': 'Foo\nfoo foo\nbar\n', 'b.txt': 'FOO\n' })

@@ -16,9 +16,11 @@ import { resolve } from 'node:path'
 import type {} from '@dsh/approval'
 import type { ApprovalOutcome, BlockDecision, DecisionSource, PreToolDecision, ToolResult } from '@dsh/tools'
 import { claudeToolNamer, fileStamp, watchFiles } from '@dsh/claude-code-settings'
+import { loadShellParser, shellParserLoaded } from '@dsh/claude-code-permissions'
 import type { Config } from './config.js'
 import { NO_HOOKS, runEvent, type DispatchEnv } from './dispatch.js'
 import { hookRunsTwice } from './mcp-names.js'
+import { hookScripts } from './hook-scripts.js'
 import { createLauncher } from './launch.js'
 import { RELOAD_DEBOUNCE_MS } from './limits.js'
 import { describeSandbox, ledgerReader, protectFiles, refusal, type SandboxLike } from './protect.js'
@@ -38,7 +40,7 @@ export const name = 'hooks-claude-code'
 /** `sandbox` (optional): asked whether it keeps the settings files read-only for confined commands */
 export const inject = { optional: ['sandbox'] }
 
-async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['launcher']): Promise<DispatchEnv> {
+async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['launcher'], guard: { current?: ReturnType<typeof scriptGuard> }): Promise<DispatchEnv> {
   const workspace = resolve(config.workspace ?? process.cwd())
   const roots = [workspace, ...(config.writableRoots ?? []).map((root) => resolve(workspace, root))]
   const inline = parseHooks(config.hooks ?? {}, INLINE_SOURCE, 'claude')
@@ -52,9 +54,13 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
   const registered = protectFiles(sandbox, sources.map((source) => source.file))
   const view = await describeSandbox(sandbox, workspace, registered)
   const store = new HookStore(inline, sources, (file) => refusal(file, roots, view, registered), ledgerReader(sandbox, roots, view, fileStamp))
-  store.init()
-
   const logger = ctx.logger('hooks-claude-code')
+  const scripts = scriptGuard(sandbox, workspace, (line) => logger.warn('%s', line))
+  guard.current = scripts
+  scripts.update(store.init())
+  // the hooks' own scripts are protected before the first call; a parser that cannot load refuses every call
+  await scripts.pending()
+
   const twice = new Set<string>()
   // said once per hook: it runs in the client on its call to dsh's tool, and again here
   const sayTwice = (snapshot: Snapshot) => {
@@ -77,6 +83,7 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
       sayTwice(snapshot)
     }
     if (changed.length) {
+      scripts.update(snapshot)
       for (const problem of snapshot.problems) {
         logger.warn('%s (%s)', problem.message, config.onError === 'deny' ? 'every call is refused until it is fixed' : 'the last good hooks keep running')
       }
@@ -100,6 +107,51 @@ async function prepare(ctx: Context, config: Config, launcher: DispatchEnv['laun
   }
 }
 
+/**
+ * Keeps the files the hook commands run registered with the sandbox as
+ * protected (hook-scripts.ts), re-registered when the hook set changes.
+ * What cannot be known before a hook runs is said once per command. The
+ * shell parser is loaded only once there are hooks (a project without any
+ * never pays for it); until it is, `pending()` holds every call.
+ */
+function scriptGuard(sandbox: SandboxLike | undefined, workspace: string, warn: (line: string) => void) {
+  let key = ''
+  let release: (() => void) | undefined
+  let latest: Snapshot | undefined
+  let loading: Promise<void> | undefined
+  const said = new Set<string>()
+  const apply = (snapshot: Snapshot): void => {
+    const { files, unknown } = hookScripts(snapshot.hooks.map((hook) => hook.command), workspace)
+    for (const line of unknown) {
+      if (said.has(line)) continue
+      said.add(line)
+      warn(`hook ${line}: dsh cannot protect what it runs, so a confined command may be able to change it`)
+    }
+    const next = files.join('\0')
+    if (next === key || typeof sandbox?.protect !== 'function') return
+    // the new set first: no moment when a file of both sets is unprotected
+    const previous = release
+    release = files.length ? sandbox.protect(files) : undefined
+    previous?.()
+    key = next
+  }
+  return {
+    update(snapshot: Snapshot): void {
+      latest = snapshot
+      if (!snapshot.hooks.length || shellParserLoaded()) return apply(snapshot)
+      loading ??= loadShellParser().then(() => apply(latest!)).finally(() => {
+        loading = undefined
+      })
+      // the failure is the waiting calls' to report (they are refused); the next update tries again
+      loading.catch(() => {})
+    },
+    /** set while the parser loads for a new hook set: calls wait for the registration (and are refused if it fails) */
+    pending(): Promise<void> | undefined {
+      return loading
+    },
+  }
+}
+
 /** The hook command(s) that decided, for the result's error.source (none: the settings themselves refused). */
 function hookSource(verdict: { command?: string }): DecisionSource {
   return verdict.command !== undefined ? { kind: 'hook', detail: verdict.command } : { kind: 'hook' }
@@ -109,7 +161,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const launcher = createLauncher()
   // hooks still running when the plugin goes away are killed with their process groups
   ctx.effect(() => () => launcher.killAll())
-  const ready = prepare(ctx, config, launcher)
+  const guard: { current?: ReturnType<typeof scriptGuard> } = {}
+  const ready = prepare(ctx, config, launcher, guard)
   // a call waiting on a failed load is refused by the pipeline (a throwing listener denies or blocks)
   ready.catch(() => {})
 
@@ -119,7 +172,11 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     env ? runEvent(env, event, exec, result) : ready.then((loaded) => runEvent(loaded, event, exec, result))
 
   ctx.on('tools/pre-execute', async (exec, next): Promise<PreToolDecision> => {
+    // reads the settings again first: a changed hook set may start loading the parser
     const pending = run('PreToolUse', exec)
+    // a new hook set's scripts are registered before the call goes on (see scriptGuard)
+    const registering = guard.current?.pending()
+    if (registering) await registering
     if (pending === NO_HOOKS) return next()
     const verdict = await pending
     // a hook's deny stands: the listeners after this one never get to weaken it

@@ -1,9 +1,10 @@
 /**
  * Approvals in the real terminal UIs (Claude Code and Codex in tmux, after `dsh setup`, driven by
- * the stand-in model): dsh asks for a `require_escalated` bash, the test reads the screen — the
- * form's first line names the tool, the command and the mode — and answers with the keys a person
- * would press first: accepting as shown writes the file exactly once; Esc writes nothing, and the
- * model is told the call was denied.
+ * the stand-in model): dsh asks for a `require_escalated` bash, and for a write under read-only
+ * that a project rule (`ask: ["Edit(./x.txt)"]`) asks about; the test reads the screen — the
+ * form's first line names the tool, the command or path and the mode — and answers with the keys
+ * a person would press: accepting as shown writes the file exactly once; Esc, or choosing deny in
+ * the form, writes nothing, and the model is told the call was denied.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
@@ -22,8 +23,25 @@ if (!hasTmux) console.log('skipping the terminal approval tests: tmux is not ins
 const clients = { 'claude-code': installClient('claude-code'), codex: installClient('codex') }
 for (const [name, got] of Object.entries(clients)) if (typeof got === 'string') console.log(`skipping the ${name} terminal approval tests: ${got}`)
 
-const ASK = { call: 'bash', input: { command: 'echo approved >> x.txt', sandbox_permissions: 'require_escalated', description: 'append a line' } }
-const FIRST_LINE = 'Allow bash with sandbox mode workspace-write: echo approved >> x.txt'
+interface Ask {
+  step: { call: string; input: object }
+  /** the form's first line */
+  first: string
+  /** project files written before the client starts */
+  files?: Record<string, string>
+}
+
+const ESCALATED: Ask = {
+  step: { call: 'bash', input: { command: 'echo approved >> x.txt', sandbox_permissions: 'require_escalated', description: 'append a line' } },
+  first: 'Allow bash with sandbox mode workspace-write: echo approved >> x.txt',
+}
+// a write under read-only (the session's mode) that asks: the project's rule asks before x.txt is edited
+const WRITE: Ask = {
+  step: { call: 'write', input: { file_path: 'x.txt', content: 'written\n' } },
+  first: 'Allow write with sandbox mode workspace-write: x.txt',
+  files: { '.claude/settings.json': JSON.stringify({ permissions: { ask: ['Edit(./x.txt)'] } }) },
+}
+let FIRST_LINE = ESCALATED.first
 
 let box: Sandbox | undefined
 let m: Model | undefined
@@ -40,9 +58,11 @@ afterEach(async () => {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
-async function start(name: ClientName): Promise<void> {
+async function start(name: ClientName, ask: Ask = ESCALATED): Promise<void> {
   box = new Sandbox(clients[name] as Installed)
-  m = await model([ASK, { text: 'finished' }])
+  FIRST_LINE = ask.first
+  for (const [file, text] of Object.entries(ask.files ?? {})) box.write(file, text)
+  m = await model([ask.step, { text: 'finished' }])
   let env: Record<string, string>
   let program: string
   if (name === 'claude-code') {
@@ -157,6 +177,33 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
     await quitEndsDsh('/exit')
   })
 
+  it.skipIf(typeof clients['claude-code'] === 'string')('Claude Code: a write under read-only that asks; Enter, Enter allows, and the file is written once', async () => {
+    await start('claude-code', WRITE)
+    expect(tmux!.screen()).toMatch(/Why dsh asks: the permission rule Edit\(\.\/x\.txt\)/)
+    expect(tmux!.screen()).toMatch(/Decision: ▸ allow once/)
+    await pressUntil('Enter', (s) => /❯ Accept/.test(s) || !s.includes(FIRST_LINE), 'the Accept button')
+    if (visible().includes(FIRST_LINE)) await pressUntil('Enter', (s) => !s.includes(FIRST_LINE), 'the form to close')
+    const result = await answered()
+    expect(result).toContain('"created":true')
+    await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
+    expect(readFileSync(join(box!.project, 'x.txt'), 'utf8')).toBe('written\n')
+    expect(toolResults(m!)).toHaveLength(1)
+  })
+
+  it.skipIf(typeof clients['claude-code'] === 'string')('Claude Code: choosing deny in the form (not Esc) denies, nothing is written, and the model is told', async () => {
+    await start('claude-code', WRITE)
+    // → opens the decision's list, ↓ to deny, Enter picks it (the focus moves to Accept), Enter sends the form
+    await pressUntil('Right', (s) => /◯ deny/.test(s), 'the list of decisions')
+    await pressUntil('Down', (s) => /❯ ◯ deny/.test(s), 'deny under the cursor')
+    await pressUntil('Enter', (s) => /Decision: deny/.test(s), 'deny chosen')
+    expect(visible()).toMatch(/❯ Accept/)
+    await pressUntil('Enter', (s) => !s.includes(FIRST_LINE), 'the form to close')
+    const result = await answered()
+    expect(result).toMatch(/denied through the MCP client/)
+    await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
+    expect(existsSync(join(box!.project, 'x.txt'))).toBe(false)
+  })
+
   it.skipIf(typeof clients['claude-code'] === 'string')('Claude Code: Esc denies, and nothing is written', async () => {
     await start('claude-code')
     // pressed again while the form still shows: a key sent as the form is first drawn can be lost
@@ -176,6 +223,29 @@ describe.skipIf(!hasTmux)('approving in the terminal UIs', { timeout: 150_000 },
     await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
     // with daemon_auto_start = false (setup) the session, and dsh mcp, end with the terminal UI
     await quitEndsDsh('/quit')
+  })
+
+  it.skipIf(typeof clients.codex === 'string')('Codex: a write under read-only that asks; Enter allows, and the file is written once', async () => {
+    await start('codex', WRITE)
+    expect(tmux!.screen()).toMatch(/Why dsh asks: the permission rule Edit\(\.\/x\.txt\)/)
+    expect(tmux!.screen()).toMatch(/› 1\. allow once/)
+    await pressUntil('Enter', (s) => !s.includes('enter to submit'), 'the form to close')
+    const result = await answered()
+    expect(result).toContain('created')
+    await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
+    expect(readFileSync(join(box!.project, 'x.txt'), 'utf8')).toBe('written\n')
+    expect(toolResults(m!)).toHaveLength(1)
+  })
+
+  it.skipIf(typeof clients.codex === 'string')('Codex: choosing deny in the form (not Esc) denies, nothing is written, and the model is told', async () => {
+    await start('codex', WRITE)
+    await pressUntil('Down', (s) => /› 2\. allow for this session/.test(s), 'the second choice')
+    await pressUntil('Down', (s) => /› 3\. deny/.test(s), 'deny under the cursor')
+    await pressUntil('Enter', (s) => !s.includes('enter to submit'), 'the form to close')
+    const result = await answered()
+    expect(result).toMatch(/denied through the MCP client/)
+    await tmux!.waitFor((s) => s.includes('finished'), 'the end of the turn')
+    expect(existsSync(join(box!.project, 'x.txt'))).toBe(false)
   })
 
   it.skipIf(typeof clients.codex === 'string')('Codex: Esc denies, and nothing is written', async () => {

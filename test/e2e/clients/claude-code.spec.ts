@@ -3,7 +3,8 @@
  * (`claude -p`) in a fresh HOME and a fresh, untrusted project, against the stand-in model:
  * after `dsh setup claude-code` (each scope) it calls dsh's tools with no other flag, its own
  * shell, file and web tools are gone from the model's list, dsh's results reach the model's next
- * request; a write under read-only comes back refused with the remedy, a user's deny rule and a
+ * request; in a trusted project (project scope) the project's own rules apply and dsh's tools
+ * still run; a write under read-only comes back refused with the remedy, a user's deny rule and a
  * project hook hold.
  */
 import { existsSync, readFileSync } from 'node:fs'
@@ -49,6 +50,36 @@ describe.skipIf(skip)('Claude Code with dsh (headless)', { timeout: 120_000 }, (
     }
     // the session log is dsh's: the call went through it
     expect(existsSync(join(box.project, '.dsh'))).toBe(true)
+  })
+
+  it('setup --scope project in a trusted project: dsh\'s bash, read, grep, glob and ls all run, the project\'s deny of the built-ins reaching none of them', async () => {
+    box = new Sandbox(installed as Installed)
+    // the trust dialog accepted once, as Claude Code records it
+    box.write('.claude.json', JSON.stringify({ projects: { [box.project]: { hasTrustDialogAccepted: true } } }), box.home)
+    box.write('notes.txt', 'needle in the notes\n')
+    expect((await box.dsh(['setup', 'claude-code', '--scope', 'project'])).code).toBe(0)
+    // the project settings deny the built-ins by their bare names: in a trusted project Claude Code applies them, and so does dsh
+    expect(JSON.parse(readFileSync(join(box.project, '.claude/settings.json'), 'utf8')).permissions.deny).toContain('Bash')
+    m = await model([
+      { call: 'bash', input: { command: 'echo trusted-bash' } },
+      { call: 'read', input: { file_path: 'notes.txt' } },
+      { call: 'grep', input: { pattern: 'needle', output_mode: 'content' } },
+      { call: 'glob', input: { pattern: '*.txt' } },
+      { call: 'ls', input: { path: '.' } },
+      { text: 'finished' },
+    ])
+    const run = await runClient(box, 'claude-code', m, 'look around')
+    expect(run.code, run.stderr).toBe(0)
+    const results = toolResults(m)
+    expect(results, JSON.stringify(results)).toHaveLength(5)
+    const [bash, read, grep, glob, ls] = results
+    expect(bash).toContain('trusted-bash')
+    expect(read).toContain('needle in the notes')
+    expect(grep, grep).toContain('needle in the notes')
+    expect(glob).toContain('notes.txt')
+    expect(ls, ls).toContain('notes.txt')
+    for (const result of results) expect(result).not.toMatch(/denied|haven't granted/i)
+    for (const builtin of BUILTINS) expect(offered(m)).not.toContain(builtin)
   })
 
   it('a write under read-only comes back refused with the remedy, and nothing is written', async () => {

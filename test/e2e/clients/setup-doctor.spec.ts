@@ -6,11 +6,13 @@
  * (exit 0), and says so when the client is missing (exit 2). Doctor only looks the client up on
  * PATH, so a stub program stands for it here.
  */
+import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt } from '../mcp-helpers.ts'
-import { Sandbox } from './harness.ts'
+import { CLI, Sandbox } from './harness.ts'
+import type { Run } from '../cli.ts'
 
 let box: Sandbox | undefined
 beforeAll(() => assertBuilt())
@@ -203,6 +205,77 @@ describe('dsh doctor', { timeout: 60_000 }, () => {
     writeFileSync(config, read(config).replace('web_search = "live"\n', ''))
     run = await box.dsh(['doctor', 'codex'])
     expect(run.stdout, run.stdout).toContain('no problems found')
+    expect(run.code).toBe(0)
+  })
+})
+
+/**
+ * Claude Code's managed settings live at a fixed system path (/etc/claude-code on Linux). dsh runs
+ * here in a mount namespace of its own where /etc is an overlay with the files on top, so the
+ * machine's /etc is never touched (needs root, as .ci/without-bwrap does).
+ */
+const managedSkip = process.getuid?.() !== 0 ? 'not root' : spawnSync('unshare', ['--mount', 'true']).status !== 0 ? 'unshare --mount fails here' : undefined
+if (managedSkip) console.log(`skipping the managed-settings doctor test: ${managedSkip}`)
+
+let tops = 0
+function doctorWithEtc(b: Sandbox, etc: Record<string, string>, args: string[]): Promise<Run> {
+  const top = join(b.root, `etc-top-${++tops}`)
+  mkdirSync(top)
+  for (const [relative, text] of Object.entries(etc)) b.write(relative, text, top)
+  const script = 'mount -t overlay overlay -o "ro,lowerdir=$1:/etc" /etc && shift && exec "$@"'
+  return new Promise((resolve, reject) => {
+    const child = spawn('unshare', ['--mount', '--propagation', 'private', 'bash', '-c', script, 'etc', top, process.execPath, CLI, ...args], { cwd: b.project, env: { ...process.env, NO_COLOR: '', ...b.env() }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c) => (stdout += c))
+    child.stderr.on('data', (c) => (stderr += c))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('dsh doctor, the settings an administrator sets', { timeout: 60_000 }, () => {
+  it.skipIf(managedSkip !== undefined)('Claude Code\'s managed settings and their drop-ins: a rule there that denies or asks for dsh\'s tools, with its fix', async () => {
+    box = stubbed()
+    expect((await box.dsh(['setup', 'claude-code'])).code).toBe(0)
+    // twin: the same namespace with nothing managed finds nothing
+    const clean = await doctorWithEtc(box, {}, ['doctor', 'claude-code'])
+    expect(clean.stdout, clean.stderr).toContain('no problems found')
+    expect(clean.code).toBe(0)
+    const managed = '/etc/claude-code/managed-settings.json'
+    const dropIn = '/etc/claude-code/managed-settings.d/50-team.json'
+    const run = await doctorWithEtc(box, {
+      'claude-code/managed-settings.json': JSON.stringify({ permissions: { deny: ['mcp__dsh__bash'] } }),
+      'claude-code/managed-settings.d/50-team.json': JSON.stringify({ permissions: { ask: ['mcp__dsh'] } }),
+    }, ['doctor', 'claude-code'])
+    expect(run.code, run.stdout + run.stderr).toBe(1)
+    expect(run.stdout).toContain(`the deny rule "mcp__dsh__bash" in ${managed} denies dsh's bash`)
+    expect(run.stdout).toContain(`remove "mcp__dsh__bash" from permissions.deny in ${managed}`)
+    expect(run.stdout).toContain(`the ask rule "mcp__dsh" in ${dropIn} makes Claude Code ask before every dsh tool`)
+    expect(run.stdout).toContain(`remove "mcp__dsh" from permissions.ask in ${dropIn}`)
+    // a managed file Claude Code cannot read is a problem naming its line
+    const broken = await doctorWithEtc(box, { 'claude-code/managed-settings.json': '{\n  "permissions": {,\n}\n' }, ['doctor', 'claude-code'])
+    expect(broken.code).toBe(1)
+    expect(broken.stdout).toMatch(/\/etc\/claude-code\/managed-settings\.json:2:\d+: not valid JSON/)
+  })
+
+  it('Codex: daemon_auto_start left on, with its fix; none once it is off', async () => {
+    box = stubbed()
+    expect((await box.dsh(['setup', 'codex'])).code).toBe(0)
+    const config = join(box.home, '.codex/config.toml')
+    expect(read(config)).toContain('daemon_auto_start = false')
+    writeFileSync(config, read(config).replace('daemon_auto_start = false', 'daemon_auto_start = true'))
+    let run = await box.dsh(['doctor', 'codex'])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('background app-server that outlives /quit: dsh mcp stays running as its child')
+    expect(run.stdout).toContain(`fix: dsh setup codex, or in ${config}: [features] daemon_auto_start = false`)
+    // removed (Codex's default is on) is the same problem
+    writeFileSync(config, read(config).replace('daemon_auto_start = true\n', ''))
+    run = await box.dsh(['doctor', 'codex'])
+    expect(run.stdout).toContain('background app-server that outlives /quit')
+    expect((await box.dsh(['setup', 'codex'])).code).toBe(0)
+    run = await box.dsh(['doctor', 'codex'])
+    expect(run.stdout).toContain('no problems found')
     expect(run.code).toBe(0)
   })
 })

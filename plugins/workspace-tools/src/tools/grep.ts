@@ -195,9 +195,12 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const cut = cutLines(lines, limit, config.maxOutputBytes)
       const notes = walkNotes(stats, { omitted: cut.omitted, unit, tooLarge, maxBytes: config.maxReadBytes, timeoutMs, maxFiles: config.maxSearchFiles })
       const body = cut.lines.length ? cut.lines.join('\n') : mode === 'files_with_matches' ? 'No files found' : 'No matches found'
+      const text = [body, ...notes].join('\n')
+      // Why the lines in the value too: Claude Code and Codex hand the model the structured value instead of the text (as Claude Code's own Grep has `content`)
+      const found: Record<string, string | string[]> = mode === 'files_with_matches' ? { filenames: hits.slice(0, cut.lines.length).map((h) => h.real) } : { content: text }
       return {
-        content: [body, ...notes].join('\n'),
-        value: { ...value, shown: cut.lines.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files, ...(mode === 'files_with_matches' ? { filenames: hits.slice(0, cut.lines.length).map((h) => h.real) } : {}) },
+        content: text,
+        value: { ...value, shown: cut.lines.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files, ...found },
       }
     },
   }
