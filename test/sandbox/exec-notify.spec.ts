@@ -51,6 +51,22 @@ async function run(sandbox: SandboxService, ws: string, script: string) {
 
 const isRm = (r: ExecRequest) => path.basename(r.realPath) === 'rm'
 
+/** Runs argv[1:] with process_vm_readv refused (EPERM) for it and everything it starts. */
+const NO_VM_READ = `import ctypes, os, platform, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+nr = {'x86_64': 310, 'aarch64': 270}[platform.machine()]
+insn = lambda code, k, jt=0, jf=0: struct.pack('HBBI', code, jt, jf, k)
+prog = insn(0x20, 0) + insn(0x15, nr, 0, 1) + insn(0x06, 0x00050000 | 1) + insn(0x06, 0x7fff0000)
+buf = ctypes.create_string_buffer(prog, len(prog))
+class Fprog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+fprog = Fprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(fprog)):
+    sys.exit('seccomp: errno %d' % ctypes.get_errno())
+os.execvp(sys.argv[1], sys.argv[1:])
+`
+
+
 /**
  * An execve of /bin/echo with 201 arguments whose memory is laid out at page edges: the path and
  * the last argument end right before an unreadable page; the pointer table either ends there too
@@ -125,6 +141,24 @@ for (const backend of BACKENDS) {
       const line = ['a0', ...Array.from({ length: 199 }, (_, i) => `a${i + 1}`), 'last']
       expect(r.stdout.split('\n').filter((l) => l === line.join(' ')), r.stderr).toHaveLength(2)
       expect(seen.filter((s) => s.path === '/bin/echo' && !s.truncated && JSON.stringify(s.argv) === JSON.stringify(['/bin/echo', ...line]))).toHaveLength(2)
+    }, 60_000)
+
+    it('where process_vm_readv is refused (a container\'s seccomp profile), the stopped process is read through /proc/PID/mem', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'f'), 'keep')
+      const { sandbox, seen } = await service([backend], ws, isRm)
+      const confined = await sandbox.confine(['/bin/sh', '-c', '/bin/echo "a  b" c; /bin/rm f; echo "rm $?"'], { mode: 'workspace-write', workspace: ws }, call)
+      try {
+        const proc = startProcess({ argv: ['python3', '-c', NO_VM_READ, ...confined.argv], cwd: ws, env: { ...sandboxEnv(ws), ...confined.spawnEnv }, timeoutMs: 30_000, maxOutputBytes: 1 << 20, killGraceMs: 2000, pipeGraceMs: 250 })
+        const out = await proc.done
+        expect(out.stdout.text(), out.stderr.text()).toContain('a  b c')
+        expect(out.stdout.text()).toMatch(/^rm 126$/m)
+      } finally {
+        confined.cleanup()
+      }
+      expect(fs.existsSync(path.join(ws, 'f'))).toBe(true)
+      expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/echo', argv: ['/bin/echo', 'a  b', 'c'] }))
+      expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/rm', argv: ['/bin/rm', 'f'] }))
     }, 60_000)
 
     it('the launcher\'s own argv under another program is asked like any exec (its pass is for its own path only)', async () => {
