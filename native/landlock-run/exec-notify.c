@@ -10,8 +10,8 @@
  * a socketpair (SCM_RIGHTS) before its own exec. For each notification the
  * thread reads the path and argv from the process's memory (exec-read.c),
  * checks the notification is still live (SECCOMP_IOCTL_NOTIF_ID_VALID: the
- * pid was not reused while we read), resolves the program's real path, and sends it all to the host;
- * the host's answer (allow, or an errno) goes back with
+ * pid was not reused while we read), resolves the program's real path, and
+ * sends it all to the host; the host's answer (allow, or an errno) goes back with
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE or that error. Requests and answers are
  * matched by the notification's id, so an exec waiting for a person's
  * approval does not hold up the execs of other processes.

@@ -91,7 +91,7 @@ long exec_read_string(pid_t pid, unsigned long addr, char *out, size_t room)
  * The program the kernel would run, as a real path: `path` taken from the
  * process's root, working directory or dirfd through /proc (the kernel
  * follows those links into the process's own mount namespace), opened
- * O_PATH and read back. Empty when it does not resolve (the exec will fail).
+ * and read back. Empty when it does not resolve (the exec will fail).
  * And its "#!" line, when it is a script (`interp`, without the "#!"; empty
  * otherwise): the kernel runs the interpreter with no exec of its own.
  */
