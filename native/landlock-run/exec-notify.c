@@ -8,10 +8,10 @@
  * with SECCOMP_FILTER_FLAG_NEW_LISTENER, that answers SECCOMP_RET_USER_NOTIF
  * for execve and execveat only, and hands the listener to that thread over
  * a socketpair (SCM_RIGHTS) before its own exec. For each notification the
- * thread reads the path and argv from /proc/PID/mem, checks the notification
- * is still live (SECCOMP_IOCTL_NOTIF_ID_VALID: the pid was not reused while
- * we read), resolves the program's real path, and sends it all to the host;
- * the host's answer (allow, or an errno) goes back with
+ * thread reads the path and argv from the process's memory (exec-read.c),
+ * checks the notification is still live (SECCOMP_IOCTL_NOTIF_ID_VALID: the
+ * pid was not reused while we read), resolves the program's real path, and
+ * sends it all to the host; the host's answer (allow, or an errno) goes back with
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE or that error. Requests and answers are
  * matched by the notification's id, so an exec waiting for a person's
  * approval does not hold up the execs of other processes.
@@ -63,6 +63,10 @@
 #endif
 #ifndef SECCOMP_IOCTL_NOTIF_ID_VALID
 #define SECCOMP_IOCTL_NOTIF_ID_VALID SECCOMP_IOW(2, __u64)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64) /* Linux 6.6 */
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
 /* What one request may carry: beyond it the argv is sent truncated (flag 1). */
@@ -142,24 +146,21 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	unsigned long path_at = d->args[execveat ? 1 : 0], argv_at = d->args[execveat ? 2 : 1];
 	int dirfd = execveat ? (int)d->args[0] : AT_FDCWD;
 	int empty_path = execveat && (d->args[4] & AT_EMPTY_PATH);
-	char mem_path[64], real[PATH_MAX], interp[256], word[256];
-	size_t used = 24, header = 24;
+	char real[PATH_MAX], interp[256], word[256];
+	unsigned long ptrs[64];
+	size_t used = 24, header = 24, have = 0, next = 0;
 	__u32 flags = 0, argc = 0, len;
+	pid_t pid = (pid_t)req->pid;
 	long n;
-	int mem;
 
-	snprintf(mem_path, sizeof(mem_path), "/proc/%d/mem", (int)req->pid);
-	mem = open(mem_path, O_RDONLY | O_CLOEXEC);
-	if (mem < 0)
-		goto refuse;
-	n = exec_read_string(mem, path_at, buf + used, MAX_REQUEST - used);
+	n = exec_read_string(pid, path_at, buf + used, MAX_REQUEST - used);
 	if (n < 0)
-		goto refuse_mem;
+		goto refuse;
 	used += (size_t)n + 1;
-	exec_real_path(req->pid, dirfd, buf + header, empty_path, real, sizeof(real), interp, sizeof(interp));
+	exec_real_path(pid, dirfd, buf + header, empty_path, real, sizeof(real), interp, sizeof(interp));
 	n = (long)strlen(real);
 	if ((size_t)n + 1 + strlen(interp) + 1 > MAX_REQUEST - used)
-		goto refuse_mem;
+		goto refuse;
 	memcpy(buf + used, real, (size_t)n + 1);
 	used += (size_t)n + 1;
 	memcpy(buf + used, interp, strlen(interp) + 1);
@@ -169,25 +170,30 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	for (; argv_at; argc++) {
 		unsigned long ptr;
 
-		if (exec_read_mem(mem, argv_at + argc * sizeof(ptr), &ptr, sizeof(ptr)))
-			goto refuse_mem;
+		if (next == have) {
+			n = exec_read_pointers(pid, argv_at + argc * sizeof(ptr), ptrs, sizeof(ptrs) / sizeof(ptrs[0]));
+			if (n < 0)
+				goto refuse;
+			have = (size_t)n;
+			next = 0;
+		}
+		ptr = ptrs[next++];
 		if (!ptr)
 			break;
 		if (argc == MAX_ARGS) {
 			flags |= FLAG_TRUNCATED;
 			break;
 		}
-		n = exec_read_string(mem, ptr, buf + used, MAX_REQUEST - used);
+		n = exec_read_string(pid, ptr, buf + used, MAX_REQUEST - used);
 		if (n == -2) {
 			flags |= FLAG_TRUNCATED;
 			break;
 		}
 		if (n < 0)
-			goto refuse_mem;
+			goto refuse;
 		args[argc] = buf + used;
 		used += (size_t)n + 1;
 	}
-	close(mem);
 	/* Why after reading: the pid may have died and been reused while we read another process's memory */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id))
 		return;
@@ -214,8 +220,6 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	close(host);
 	host = -1;
 	goto refuse;
-refuse_mem:
-	close(mem);
 refuse:
 	respond(listener, req->id, EACCES);
 }
@@ -286,6 +290,14 @@ static void *notify_thread(void *unused)
 	close(handoff[0]);
 	if (listener < 0)
 		return NULL; /* the command failed before its exec; nothing to decide */
+	/*
+	 * Why: a stopped exec wakes this thread on the exec's own CPU, and our
+	 * answer wakes the exec on ours, each side about to sleep: a hand-off,
+	 * instead of two wake-ups that wait for the other CPU (on a busy machine,
+	 * most of what a notification cost). Only the speed depends on it: an
+	 * older kernel refuses the flag (EINVAL) and everything else is the same.
+	 */
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	/* Why the kernel's size: a newer kernel's struct may be longer than our header's */
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes))
 		sizes.seccomp_notif = sizeof(*req);

@@ -190,8 +190,8 @@ void exec_notify_cloned(void);
 void exec_notify_install(void);
 int exec_notify_works(void);
 /* exec-read.c: reading the process an exec notification stopped */
-int exec_read_mem(int mem, unsigned long addr, void *buf, size_t len);
-long exec_read_string(int mem, unsigned long addr, char *out, size_t room);
+long exec_read_pointers(pid_t pid, unsigned long addr, unsigned long *out, size_t max);
+long exec_read_string(pid_t pid, unsigned long addr, char *out, size_t room);
 void exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room);
 
 /* supervise.c: the child, signal forwarding, killing and reaping */

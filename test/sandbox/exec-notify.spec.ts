@@ -51,6 +51,67 @@ async function run(sandbox: SandboxService, ws: string, script: string) {
 
 const isRm = (r: ExecRequest) => path.basename(r.realPath) === 'rm'
 
+/** Runs argv[1:] with process_vm_readv refused (EPERM) for it and everything it starts. */
+const NO_VM_READ = `import ctypes, os, platform, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+nr = {'x86_64': 310, 'aarch64': 270}[platform.machine()]
+insn = lambda code, k, jt=0, jf=0: struct.pack('HBBI', code, jt, jf, k)
+prog = insn(0x20, 0) + insn(0x15, nr, 0, 1) + insn(0x06, 0x00050000 | 1) + insn(0x06, 0x7fff0000)
+buf = ctypes.create_string_buffer(prog, len(prog))
+class Fprog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+fprog = Fprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(fprog)):
+    sys.exit('seccomp: errno %d' % ctypes.get_errno())
+os.execvp(sys.argv[1], sys.argv[1:])
+`
+
+
+/**
+ * An execve of /bin/echo with 201 arguments whose memory is laid out at page edges: the path and
+ * the last argument end right before an unreadable page; the pointer table either ends there too
+ * (`aligned`) or starts 4 bytes before a page boundary (`misaligned`).
+ */
+const LAYOUT = `import ctypes, mmap, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+libc.execve.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+P = mmap.PAGESIZE
+def region(pages):
+    # \`pages\` readable pages, then one that is not mapped readable
+    at = libc.mmap(None, (pages + 1) * P, 3, 0x22, -1, 0)
+    libc.mprotect(at + pages * P, P, 0)
+    return at
+strings = region(1)
+args = [b'/bin/echo'] + [b'a%d' % i for i in range(200)] + [b'last']
+where, cursor = [], strings
+for a in args[:-1]:
+    ctypes.memmove(cursor, a + b'\\0', len(a) + 1)
+    where.append(cursor)
+    cursor += len(a) + 1
+# the last argument and the path end right before the unreadable page
+last = strings + P - 5
+ctypes.memmove(last, b'last\\0', 5)
+where.append(last)
+path = strings + P - 5 - 10
+ctypes.memmove(path, b'/bin/echo\\0', 10)
+n = len(where) + 1
+if sys.argv[1] == 'aligned':
+    # the pointer array's NULL is the last word before the unreadable page
+    table = region(1) + P - n * 8
+else:
+    # misaligned, its first pointer across two readable pages
+    table = region(2) + P - 4
+for i, w in enumerate(where + [0]):
+    ctypes.memmove(table + i * 8, ctypes.byref(ctypes.c_uint64(w)), 8)
+envp = (ctypes.c_void_p * 1)(None)
+libc.execve(path, table, envp)
+print('execve failed', ctypes.get_errno())
+`
+
+
 for (const backend of BACKENDS) {
   describe.skipIf(missing[backend])(`exec notification (${backend})`, () => {
     it('every exec is seen with its argv and real path; a refused one fails with EACCES and never runs', async () => {
@@ -70,6 +131,34 @@ for (const backend of BACKENDS) {
       expect(seen).toContainEqual(expect.objectContaining({ realPath: expect.stringMatching(/\/echo$/), argv: ['/bin/echo', 'a  b', 'c'], truncated: false }))
       // the launcher's own exec of the command was decided as its text: not asked again
       expect(seen.some((s) => s.argv[0] === '/bin/sh' && s.argv[1] === '-c')).toBe(false)
+    }, 60_000)
+
+    it('reads an argv where the kernel would: strings and a pointer table ending right before an unreadable page, a misaligned table across two pages, more pointers than one read takes', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'layout.py'), LAYOUT)
+      const { sandbox, seen } = await service([backend], ws, isRm)
+      const r = await run(sandbox, ws, 'python3 layout.py aligned; python3 layout.py misaligned')
+      const line = ['a0', ...Array.from({ length: 199 }, (_, i) => `a${i + 1}`), 'last']
+      expect(r.stdout.split('\n').filter((l) => l === line.join(' ')), r.stderr).toHaveLength(2)
+      expect(seen.filter((s) => s.path === '/bin/echo' && !s.truncated && JSON.stringify(s.argv) === JSON.stringify(['/bin/echo', ...line]))).toHaveLength(2)
+    }, 60_000)
+
+    it('where process_vm_readv is refused (a container\'s seccomp profile), the stopped process is read through /proc/PID/mem', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'f'), 'keep')
+      const { sandbox, seen } = await service([backend], ws, isRm)
+      const confined = await sandbox.confine(['/bin/sh', '-c', '/bin/echo "a  b" c; /bin/rm f; echo "rm $?"'], { mode: 'workspace-write', workspace: ws }, call)
+      try {
+        const proc = startProcess({ argv: ['python3', '-c', NO_VM_READ, ...confined.argv], cwd: ws, env: { ...sandboxEnv(ws), ...confined.spawnEnv }, timeoutMs: 30_000, maxOutputBytes: 1 << 20, killGraceMs: 2000, pipeGraceMs: 250 })
+        const out = await proc.done
+        expect(out.stdout.text(), out.stderr.text()).toContain('a  b c')
+        expect(out.stdout.text()).toMatch(/^rm 126$/m)
+      } finally {
+        confined.cleanup()
+      }
+      expect(fs.existsSync(path.join(ws, 'f'))).toBe(true)
+      expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/echo', argv: ['/bin/echo', 'a  b', 'c'] }))
+      expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/rm', argv: ['/bin/rm', 'f'] }))
     }, 60_000)
 
     it('the launcher\'s own argv under another program is asked like any exec (its pass is for its own path only)', async () => {
