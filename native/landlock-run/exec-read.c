@@ -117,20 +117,20 @@ void exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char
 	if (len < 0 || (size_t)len >= sizeof(where))
 		return;
 	/*
-	 * Why opened for reading at once: the real path and the "#!" line come
-	 * from one open (one path walk) of the same file. Why O_PATH after a
-	 * failure: a program the supervisor may not read (mode 0711) still runs,
-	 * and its real path is still a name a rule can meet.
+	 * Why O_PATH first: the supervisor runs outside the command's Landlock
+	 * domain, so it opens for reading only what fstat shows is a regular file
+	 * (a device or FIFO the exec names is never opened). Why O_PATH kept when
+	 * the reopen fails: a program the supervisor may not read (mode 0711)
+	 * still runs, and its real path is still a name a rule can meet.
 	 */
-	file = open(where, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	fd = file >= 0 ? file : open(where, O_PATH | O_CLOEXEC);
+	fd = open(where, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, out, room - 1);
 	out[n > 0 ? n : 0] = '\0';
-	if (file >= 0 && fstat(file, &st) == 0 && S_ISREG(st.st_mode) && (n = pread(file, head, sizeof(head) - 1, 0)) > 2 &&
-	    head[0] == '#' && head[1] == '!') {
+	file = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? open(link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+	if (file >= 0 && (n = pread(file, head, sizeof(head) - 1, 0)) > 2 && head[0] == '#' && head[1] == '!') {
 		char *end;
 
 		head[n] = '\0';
@@ -139,5 +139,7 @@ void exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char
 			*end = '\0';
 		snprintf(interp, interp_room, "%s", head + 2);
 	}
+	if (file >= 0)
+		close(file);
 	close(fd);
 }

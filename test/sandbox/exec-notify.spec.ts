@@ -5,6 +5,7 @@
 // what they run), and what it refuses fails with EACCES and never runs. What
 // cannot be checked is said: a backend that cannot stop execs, or a confine()
 // without a call to record for, puts `exec-rules` in `unenforced`.
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { Context } from 'cordis'
@@ -47,6 +48,15 @@ async function run(sandbox: SandboxService, ws: string, script: string) {
   } finally {
     confined.cleanup()
   }
+}
+
+/** Until the process is asleep in the kernel function `name` (bounded). */
+async function waitForWchan(pid: number, name: string) {
+  for (let i = 0; i < 500; i++) {
+    if (fs.readFileSync(`/proc/${pid}/wchan`, 'utf8') === name) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`process ${pid} never slept in ${name}`)
 }
 
 const isRm = (r: ExecRequest) => path.basename(r.realPath) === 'rm'
@@ -159,6 +169,25 @@ for (const backend of BACKENDS) {
       expect(fs.existsSync(path.join(ws, 'f'))).toBe(true)
       expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/echo', argv: ['/bin/echo', 'a  b', 'c'] }))
       expect(seen).toContainEqual(expect.objectContaining({ path: '/bin/rm', argv: ['/bin/rm', 'f'] }))
+    }, 60_000)
+
+    it('an exec of a FIFO is never opened by the supervisor (it opens for reading only what is a regular file)', async () => {
+      const ws = temps.make('dsh-exec-')
+      const fifo = path.join(ws, 'fifo')
+      execFileSync('mkfifo', ['-m', '0755', fifo])
+      // a writer on the host, blocked in open until some reader opens the FIFO
+      const writer = spawn('/bin/sh', ['-c', `exec 3>'${fifo}'; echo opened`], { stdio: ['ignore', 'pipe', 'ignore'] })
+      try {
+        await waitForWchan(writer.pid!, 'wait_for_partner')
+        const { sandbox, seen } = await service([backend], ws, () => false)
+        const r = await run(sandbox, ws, './fifo; echo "fifo $?"')
+        expect(r.stdout, r.stderr).toMatch(/^fifo 126$/m)
+        expect(seen).toContainEqual(expect.objectContaining({ path: './fifo' }))
+        // still waiting for its partner: nothing opened the FIFO for reading during the call
+        expect(fs.readFileSync(`/proc/${writer.pid}/wchan`, 'utf8')).toBe('wait_for_partner')
+      } finally {
+        writer.kill('SIGKILL')
+      }
     }, 60_000)
 
     it('the launcher\'s own argv under another program is asked like any exec (its pass is for its own path only)', async () => {
