@@ -20,7 +20,7 @@ export function realOrPlanned(path: string): string {
   let at = resolve(path)
   for (;;) {
     try {
-      return join(realpathSync(at), ...rest.reverse())
+      return join(realpathSync.native(at), ...rest.reverse())
     } catch {
       const parent = dirname(at)
       if (parent === at) return resolve(path)

@@ -276,7 +276,7 @@ export class SandboxService extends Service {
   private allowedRoots(): string[] {
     return this.defaults.allowedRoots.flatMap((root) => {
       try {
-        return [realpathSync(root)]
+        return [realpathSync.native(root)]
       } catch {
         return [] // a root that does not exist allows nothing
       }
