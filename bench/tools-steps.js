@@ -16,6 +16,8 @@ const WARMUP = 8
 const PAUSE_MS = 25
 const ARGV = ['/bin/sh', '-c', 'true']
 const SETS = {
+  // the steps' own kernel: confine, the slot run and the cleanup are measured on its sandbox, whose lanes no call shares
+  direct: { 'workspace-tools': {} },
   tools: { 'workspace-tools': {} },
   policy: { 'workspace-tools': {}, 'timeout-policy': {}, 'spill-policy': {}, 'repeat-tool-reminder': {} },
   hooks: { 'workspace-tools': {}, 'timeout-policy': {}, 'spill-policy': {}, 'repeat-tool-reminder': {}, 'hooks-claude-code': {} },
@@ -41,8 +43,8 @@ export async function run() {
     kernels[name] = { kernel, session, id: 0 }
   }
   try {
-    const sandbox = kernels.tools.kernel.ctx.sandbox
-    const times = { bare: [], confine: [], slot: [], cleanup: [], ...Object.fromEntries(Object.keys(SETS).map((k) => [k, []])) }
+    const sandbox = kernels.direct.kernel.ctx.sandbox
+    const times = { bare: [], confine: [], slot: [], cleanup: [], ...Object.fromEntries(Object.keys(SETS).filter((k) => k !== 'direct').map((k) => [k, []])) }
     const cpu = Object.fromEntries(Object.keys(times).map((k) => [k, []]))
     const cpuMs = (since) => {
       const u = process.cpuUsage(since)
@@ -76,6 +78,7 @@ export async function run() {
         cpu.cleanup.push(cpuMs(c2))
       }
       for (const [name, k] of Object.entries(kernels)) {
+        if (name === 'direct') continue
         await pause()
         t = now()
         c = process.cpuUsage()
