@@ -113,6 +113,8 @@ export class SlotPool {
   }
 
   private take(lane: string, key: string, command: readonly string[]): TakenSlot | undefined {
+    // Why first: a command that cannot be sent leaves the slot as it was
+    const payload = encodeCommand(command)
     const slot = this.lanes.get(lane)
     if (!slot) return undefined
     if (slot.key !== key) {
@@ -133,7 +135,7 @@ export class SlotPool {
     const fd3 = child.stdio[3] as Writable
     // Why no error of its own: a launcher gone meanwhile ends the run with its own status
     fd3.on('error', () => {})
-    fd3.end(encodeCommand(command))
+    fd3.end(payload)
     return { child, tag: slot.tag }
   }
 
