@@ -84,6 +84,9 @@ static void usage(FILE *out)
 	      "  --no-supervisor  become the command instead of supervising it; only\n"
 	      "                as the first process of a PID namespace whose init ends\n"
 	      "                it with the command (PID 2, parent PID 1), as in bwrap\n"
+	      "  --slot        build everything, then read the command from fd 3 (a\n"
+	      "                pipe or socket: each argument NUL-terminated, up to EOF)\n"
+	      "                just before exec, instead of taking it after '--'\n"
 	      "  --exec-notify PATH  stop every execve/execveat of the command and its\n"
 	      "                descendants (seccomp user notification) and let the host\n"
 	      "                listening on unix socket PATH allow or refuse it\n"
@@ -139,6 +142,8 @@ void parse_args(int argc, char **argv, struct options *o)
 			o->probe = 1;
 		} else if (!strcmp(a, "--no-net")) {
 			o->no_net = 1;
+		} else if (!strcmp(a, "--slot")) {
+			o->slot = 1;
 		} else if (!strcmp(a, "--no-supervisor")) {
 			o->no_supervisor = 1;
 		} else if (!strcmp(a, "--namespaces")) {
@@ -222,8 +227,14 @@ void parse_args(int argc, char **argv, struct options *o)
 			fail("unknown argument '%s' (see --help)", a);
 		}
 	}
-	if (!o->probe && (!o->command || !o->command[0]))
+	/* Why refuse one: with --slot the command comes on fd 3, and an argv here would be ignored */
+	if (o->slot && o->command && o->command[0])
+		fail("--slot takes the command on fd 3, not after '--'");
+	if (!o->probe && !o->slot && (!o->command || !o->command[0]))
 		fail("no command given after '--'");
+	/* Why: exec rules name the command the supervisor was started with (exec-notify.c) */
+	if (o->slot && (o->exec_notify || o->probe))
+		fail("--slot excludes --exec-notify and --probe");
 	/* Why refuse: a bind asked for without namespaces would silently not exist. */
 	if (o->n_mounts && !o->namespaces && !o->private_mounts)
 		fail("--mount-rw, --mount-ro and --hide need --namespaces or --private-mounts");

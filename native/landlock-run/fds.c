@@ -16,14 +16,15 @@
 /*
  * Why first: an inherited writable fd bypasses every path rule, so no fd of
  * the caller may survive into the command. Rule fds opened later are
- * O_CLOEXEC and the ruleset fd is closed explicitly.
+ * O_CLOEXEC and the ruleset fd is closed explicitly. `first` is 4 with
+ * --slot: fd 3 brings the command, and is closed before exec (slot.c).
  */
-void close_inherited_fds(void)
+void close_inherited_fds(unsigned int first)
 {
 	DIR *d;
 	struct dirent *e;
 
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+	if (syscall(SYS_close_range, first, ~0U, 0U) == 0)
 		return;
 	d = opendir("/proc/self/fd");
 	if (!d)
@@ -31,7 +32,7 @@ void close_inherited_fds(void)
 	while ((e = readdir(d))) {
 		int fd = atoi(e->d_name);
 
-		if (fd > 2 && fd != dirfd(d))
+		if (fd >= (int)first && fd != dirfd(d))
 			close(fd);
 	}
 	closedir(d);

@@ -93,6 +93,8 @@ struct options {
 	/* --limit values by resource (limits.c's table order); 0: not set */
 	rlim_t limit[5];
 	int no_net, probe, no_supervisor;
+	/* --slot: the command comes on fd 3, read just before exec (slot.c) */
+	int slot;
 	long min_abi;
 	/* --net-proxy PORT (0: not set) and --net-forward PATH (net.c) */
 	long net_proxy;
@@ -129,7 +131,7 @@ void parse_inode(struct options *o, const char *path, const char *value);
 void check_identity(const struct options *o, const char *path, int fd, struct stat *st);
 
 /* fds.c: the caller's file descriptors */
-void close_inherited_fds(void);
+void close_inherited_fds(unsigned int first);
 void ensure_stdio_open(void);
 
 /* caps.c: capabilities, the bounding set and securebits */
@@ -193,6 +195,14 @@ int exec_notify_works(void);
 long exec_read_pointers(pid_t pid, unsigned long addr, unsigned long *out, size_t max);
 long exec_read_string(pid_t pid, unsigned long addr, char *out, size_t room);
 void exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room);
+
+/* slot.c: --slot, the command read from fd 3 once everything else is in place */
+#define SLOT_FD 3
+#define SLOT_MAX_BYTES (1 << 20)
+#define SLOT_MAX_ARGS (1 << 17)
+int slot_asked(int argc, char **argv);
+void slot_check_fd(void);
+char **slot_read_command(void);
 
 /* supervise.c: the child, signal forwarding, killing and reaping */
 extern pid_t command_pid;

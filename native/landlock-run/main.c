@@ -4,6 +4,7 @@
  *
  *   landlock-run [--ro PATH]... [--rw PATH]... [--env NAME=VALUE]... [--env-from NAME]... [--limit NAME=N]...
  *                [--no-net | --net-proxy PORT [--net-forward PATH]] [--min-abi N] -- COMMAND [ARGS...]
+ *   landlock-run [OPTIONS]... --slot --      (the command then comes on fd 3)
  *   landlock-run --probe
  *
  * Exit status: the command's own; 128+N when a signal N killed it; 126/127
@@ -40,6 +41,7 @@
  *   net.c        --net-proxy/--net-forward: the host's proxy as the only way out
  *   seccomp.c    the seccomp rule tables and their BPF program
  *   exec-notify.c  --exec-notify: each exec stopped and decided by the host
+ *   slot.c       --slot: the command read from fd 3 once everything is in place
  *   supervise.c  the cloned child, signal forwarding, killing and reaping
  */
 #define _GNU_SOURCE
@@ -60,9 +62,11 @@ int main(int argc, char **argv)
 	struct __user_cap_data_struct caps[2];
 	struct child_args args;
 
-	close_inherited_fds();
+	close_inherited_fds(slot_asked(argc, argv) ? SLOT_FD + 1 : 3);
 	ensure_stdio_open();
 	parse_args(argc, argv, &o);
+	if (o.slot)
+		slot_check_fd();
 	if (o.probe)
 		return probe();
 	abi = landlock_abi();
@@ -147,5 +151,8 @@ int main(int argc, char **argv)
 	}
 	if (ruleset >= 0)
 		close(ruleset);
+	/* Why: the command's copy is its own (closed before its exec); ours is not needed */
+	if (o.slot)
+		close(SLOT_FD);
 	return supervise();
 }

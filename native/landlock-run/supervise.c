@@ -63,6 +63,7 @@ static void exec_command(const struct child_args *c)
 {
 	const struct options *o = c->o;
 	int ruleset = c->ruleset;
+	char **command = o->command;
 
 	/* Why: if the supervisor is SIGKILLed, the command goes with it (and
 	 * with --namespaces, as PID 1, everything in its PID namespace).
@@ -94,6 +95,11 @@ static void exec_command(const struct child_args *c)
 	install_filter(net_mode(o));
 	if (o->exec_notify)
 		exec_notify_install();
+	/* --slot: every restriction is in place; only now the command is read
+	 * (signals still blocked: the host ends an unused slot by closing fd 3
+	 * or with SIGKILL) */
+	if (o->slot)
+		command = slot_read_command();
 	if (sigprocmask(SIG_SETMASK, c->caller_mask, NULL))
 		fail("sigprocmask: %s", strerror(errno));
 	/* Why replace environ: the command gets exactly the --env entries,
@@ -103,9 +109,9 @@ static void exec_command(const struct child_args *c)
 	 * The supervisor shares this memory (CLONE_VM) but reads no
 	 * environment variable after this point. */
 	environ = o->env;
-	exec_command_line(o->command);
+	exec_command_line(command);
 	/* Like a shell: 127 when there is nothing to run, 126 otherwise. */
-	dprintf(STDERR_FILENO, "landlock-run: cannot execute %s: %s\n", o->command[0],
+	dprintf(STDERR_FILENO, "landlock-run: cannot execute %s: %s\n", command[0],
 		strerror(errno));
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
@@ -139,6 +145,9 @@ pid_t start_command(struct child_args *args)
 
 	while (args->o->command[argc])
 		argc++;
+	/* Why the most a slot's command may have: it is only read in the child */
+	if (args->o->slot)
+		argc = SLOT_MAX_ARGS;
 	/* Why sized by argc: when the command is a script without "#!",
 	 * execvp() retries it with /bin/sh and builds the new argv on the
 	 * stack, one pointer per argument (up to ARG_MAX of them). */

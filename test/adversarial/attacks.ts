@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
 import { sandboxEnv } from '@dsh/sandbox'
 import {
-  alive, cleanTemps, mountNamespace, NET_PROBE, outsideDir, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
+  alive, cleanTemps, mountNamespace, NET_PROBE, outsideDir, pathTitle, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
 } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
 import { noneLeftWith } from '../processes.js'
@@ -21,7 +21,7 @@ import { noneLeftWith } from '../processes.js'
 export async function attackSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} attack suite`)
 
-  describe.skipIf(skip)(`attacks on the ${backend} backend`, () => {
+  describe.skipIf(skip)(`attacks on the ${backend} backend${pathTitle()}`, () => {
     let sb: Sandbox
     let ws: string
     let out: string

@@ -12,6 +12,22 @@ import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type Sand
 const temps: string[] = []
 
 /**
+ * How runConfined starts a command: `one-shot` spawns the confined argv; `slot` runs it in a
+ * sandbox built for its view (`landlock-run --slot`, the pool's path) whenever its Confined has a
+ * slot, and fails the test when the slot is not taken. A spec file picks one before its suites.
+ */
+let startPath: 'one-shot' | 'slot' = 'one-shot'
+
+export function runThroughSlots(): void {
+  startPath = 'slot'
+}
+
+/** `` or ` (through slots)`: the describe titles say which path ran. */
+export function pathTitle(): string {
+  return startPath === 'slot' ? ' (through slots)' : ''
+}
+
+/**
  * Whether the backend builds a mount namespace (bwrap, and the launcher's own
  * namespaces): there the host is read-only and protected entries are bound
  * read-only, where plain Landlock can only report what it cannot enforce.
@@ -63,7 +79,7 @@ export async function startSandbox(backend: LocalBackend): Promise<Sandbox> {
  * the temp dirs removed after each test.
  */
 export function describeOnBackend(backend: LocalBackend, title: string, skip: boolean, body: (sb: () => Sandbox) => void): void {
-  describe.skipIf(skip)(title, () => {
+  describe.skipIf(skip)(`${title}${pathTitle()}`, () => {
     let sb: Sandbox | undefined
     beforeAll(async () => {
       sb = await startSandbox(backend)
@@ -122,11 +138,21 @@ export interface Run {
   stderr: string
 }
 
-/** Spawn a confined argv the way the bash tool does: fixed env, own process group. */
+/** Spawn a confined argv the way the bash tool does: fixed env, own process group; through its slot on the `slot` path. */
 export function runConfined(confined: Confined, cwd: string, opts: { stdio?: StdioOptions; timeoutMs?: number } = {}): Promise<Run> {
-  const child = spawn(confined.argv[0], confined.argv.slice(1), {
-    cwd, env: { ...sandboxEnv(cwd), ...confined.spawnEnv }, stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], detached: true,
-  })
+  const env = { ...sandboxEnv(cwd), ...confined.spawnEnv }
+  let child
+  // Why: a call the pool would serve (no proxy credential) that has no slot would pass here one-shot, untested
+  if (startPath === 'slot' && !confined.slot && !opts.stdio && !Object.keys(confined.spawnEnv).length) throw new Error(`no slot for a ${confined.backend} call on the slot path`)
+  if (startPath === 'slot' && confined.slot && !opts.stdio) {
+    // built now and taken at once: the command waits on fd 3 until its sandbox is ready
+    confined.slot.prepare(cwd, env)
+    const taken = confined.slot.take(cwd, env)
+    if (!taken) throw new Error('the slot built for this call was not taken')
+    child = taken.child
+  } else {
+    child = spawn(confined.argv[0], confined.argv.slice(1), { cwd, env, stdio: opts.stdio ?? ['ignore', 'pipe', 'pipe'], detached: true })
+  }
   let stdout = ''
   let stderr = ''
   child.stdout?.on('data', (d: Buffer) => (stdout += d))

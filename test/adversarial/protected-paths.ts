@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SNAPSHOT_MAX_BYTES, type LocalBackend } from '@dsh/sandbox'
-import { scriptsOnBackend, tmp, tree } from './harness.js'
+import { pathTitle, scriptsOnBackend, tmp, tree } from './harness.js'
 import { lacks } from '../backends.js'
 
 function git(cwd: string, ...args: string[]): string {
@@ -49,7 +49,7 @@ const ATTACK = [
 export async function protectedPathsSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} protected-path suite`)
 
-  describe.skipIf(skip)(`protected paths, second round, on the ${backend} backend`, () => {
+  describe.skipIf(skip)(`protected paths, second round, on the ${backend} backend${pathTitle()}`, () => {
     const { start, sandbox, sh } = scriptsOnBackend(backend)
 
     it('start-up files, editor directories, and those of a nested repository and a package below the top stay as they were', async () => {

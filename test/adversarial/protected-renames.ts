@@ -15,7 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
-import { outsideDir, scriptsOnBackend, tmp, tree } from './harness.js'
+import { outsideDir, pathTitle, scriptsOnBackend, tmp, tree } from './harness.js'
 import { lacks } from '../backends.js'
 
 const GIT_ENV = { PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_NOSYSTEM: '1' }
@@ -69,7 +69,7 @@ function plant(dir: string, marker: string): string {
 export async function protectedRenamesSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} protected-renames suite`)
 
-  describe.skipIf(skip)(`protected paths under renamed ancestors, on the ${backend} backend`, () => {
+  describe.skipIf(skip)(`protected paths under renamed ancestors, on the ${backend} backend${pathTitle()}`, () => {
     const { start, sandbox, sh } = scriptsOnBackend(backend)
 
     it('a nested repository moved away and copied back: its hooks and config stay, and git on the host runs nothing planted', async () => {

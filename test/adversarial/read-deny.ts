@@ -7,13 +7,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend, SandboxPolicy } from '@dsh/sandbox'
-import { cleanTemps, outsideDir, runConfined, startSandbox, tmp, type Sandbox } from './harness.js'
+import { cleanTemps, outsideDir, pathTitle, runConfined, startSandbox, tmp, type Sandbox } from './harness.js'
 import { lacks } from '../backends.js'
 
 export async function readDenySuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} read-policy suite`)
 
-  describe.skipIf(skip)(`the read policy on the ${backend} backend`, () => {
+  describe.skipIf(skip)(`the read policy on the ${backend} backend${pathTitle()}`, () => {
     let sb: Sandbox
     beforeAll(async () => {
       sb = await startSandbox(backend)

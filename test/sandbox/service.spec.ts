@@ -8,7 +8,7 @@ import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError, SessionService } from '@dsh/kernel'
 import {
-  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
+  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_POOL_IDLE_MS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
 } from '@dsh/sandbox'
 import { rejection } from '../rejection.js'
 import { tempDirs } from '../temp-dirs.js'
@@ -300,9 +300,16 @@ describe('configuration', () => {
     }
   })
 
-  it('defaults: read-only, the current directory, network off, the workspace as the only allowed root', () => {
+  it('defaults: read-only, the current directory, network off, the workspace as the only allowed root, the pool on', () => {
     const sandbox = new SandboxService(new Context(), {})
-    expect(sandbox.defaults).toEqual({ mode: 'read-only', workspace: process.cwd(), network: 'off', allowedRoots: [process.cwd()], limits: DEFAULT_LIMITS, readDeny: DEFAULT_READ_DENY, readAllow: [], protectedPaths: DEFAULT_PROTECTED_PATHS, git: 'read-only' })
+    expect(sandbox.defaults).toEqual({ mode: 'read-only', workspace: process.cwd(), network: 'off', allowedRoots: [process.cwd()], limits: DEFAULT_LIMITS, readDeny: DEFAULT_READ_DENY, readAllow: [], protectedPaths: DEFAULT_PROTECTED_PATHS, git: 'read-only', pool: { idleMs: DEFAULT_POOL_IDLE_MS } })
+  })
+
+  it('pool: false turns the pool off; an object sets its idle time; anything else names sandbox.pool', () => {
+    expect(new SandboxService(new Context(), { pool: false }).defaults.pool).toBe(false)
+    expect(new SandboxService(new Context(), { pool: { idleMs: 5 } }).defaults.pool).toEqual({ idleMs: 5 })
+    expect(() => new SandboxService(new Context(), { pool: { idle: 5 } } as any)).toThrow(/unknown key sandbox\.pool\.idle/)
+    expect(() => new SandboxService(new Context(), { pool: 'yes' } as any)).toThrow(/sandbox config/)
   })
 })
 

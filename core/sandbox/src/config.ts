@@ -36,13 +36,23 @@ export interface SandboxConfig {
   protectedPaths?: string[]
   /** `.git` read-only as a whole (default), or writable but for its hooks, config and the like (`commit`) */
   git?: GitProtection
+  /**
+   * Sandboxes built ahead, one per view, each waiting for its command (default on, idle ones
+   * killed after `idleMs`, default 300000); `false`: every command starts its own launcher
+   */
+  pool?: boolean | { idleMs?: number }
 }
+
+/** A pooled slot waits this long unused before it is killed. */
+export const DEFAULT_POOL_IDLE_MS = 300_000
 
 /**
  * The config's schema. Not the class's static `Config`: cordis would apply it
  * before the constructor, and schemastery turns an absent array into `[]`,
  * which here means "nothing" (no allowed root, no backend), not "the default".
  */
+const PoolSchema = Schema.object({ idleMs: Schema.natural() })
+
 export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
   mode: Schema.union([...SANDBOX_MODES] as SandboxMode[]),
   workspace: Schema.string(),
@@ -55,9 +65,12 @@ export const SandboxConfig: Schema<SandboxConfig> = Schema.object({
   readAllow: Schema.array(Schema.string()),
   protectedPaths: Schema.array(Schema.string()),
   git: Schema.union(['read-only', 'commit'] as const),
+  pool: Schema.union([Schema.boolean(), PoolSchema]) as Schema<SandboxConfig['pool']>,
 })
 
-export type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup' | 'readDeny' | 'readAllow' | 'protectedPaths'>> & {
+export type Defaults = Required<Omit<SandboxConfig, 'backends' | 'limits' | 'lookup' | 'readDeny' | 'readAllow' | 'protectedPaths' | 'pool'>> & {
+  /** false: no pool */
+  pool: false | { readonly idleMs: number }
   limits: ResolvedLimits
   readDeny: readonly string[]
   readAllow: readonly string[]
@@ -104,7 +117,9 @@ export function checkConfig(config: SandboxConfig): Defaults {
   } catch (error) {
     throw new KernelError('INVALID_CONFIG', describeError(error).replace(/^sandbox policy: /, 'sandbox config: '), { cause: error, details: { path: (error as KernelError).details?.field ?? 'sandbox.protectedPaths' } })
   }
+  if (typeof checked.pool === 'object' && checked.pool !== null) rejectUnknownKeys(PoolSchema, checked.pool, 'sandbox.pool')
+  const pool = checked.pool === false ? false as const : Object.freeze({ idleMs: (typeof checked.pool === 'object' ? checked.pool.idleMs : undefined) ?? DEFAULT_POOL_IDLE_MS })
   const readDeny = Object.freeze([...(checked.readDeny ?? DEFAULT_READ_DENY)])
   const readAllow = Object.freeze([...(checked.readAllow ?? [])])
-  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits, readDeny, readAllow, protectedPaths, git: checked.git ?? 'read-only' })
+  return Object.freeze({ mode: checked.mode ?? 'read-only', workspace, network: checked.network ?? 'off', allowedRoots: Object.freeze(allowedRoots) as string[], limits, readDeny, readAllow, protectedPaths, git: checked.git ?? 'read-only', pool })
 }

@@ -42,7 +42,7 @@ export function listUnrestored(): UnrestoredMark[] {
 export function markedPathOf(path: string): string {
   const absolute = resolve(path)
   try {
-    return join(realpathSync(dirname(absolute)), basename(absolute))
+    return join(realpathSync.native(dirname(absolute)), basename(absolute))
   } catch {
     return absolute
   }

@@ -50,7 +50,7 @@ function displace(path: string): string | undefined {
   // Why first: a parent swapped for a symlink would move (and later write) somewhere outside the workspace
   let real: string | undefined
   try {
-    real = realpathSync(dirname(path))
+    real = realpathSync.native(dirname(path))
   } catch {}
   if (real !== dirname(path)) throw new Error(`${dirname(path)} is no longer the directory it was (a symlink or a moved ancestor)`)
   if (kindOf(path).kind === 'absent') return undefined

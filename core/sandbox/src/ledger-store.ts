@@ -5,7 +5,7 @@
  * put back. What the records mean is in ledger.ts.
  */
 import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
@@ -118,6 +118,8 @@ export function stateFile(dir: string, path: string): string {
 
 /** The record of `path`, its dead holders left out; undefined when there is none. */
 export function readState(file: string, path: string): State | undefined {
+  // Why: no record is the common case, answered without the exception a read would throw
+  if (!existsSync(file)) return undefined
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as State
     if (state?.entry?.path !== path || !Array.isArray(state.holders)) return undefined

@@ -45,7 +45,7 @@ export function realDirectory(field: string, value: unknown): string {
   if (!isAbsolute(value)) invalid(field, 'must be an absolute path', value)
   let real: string
   try {
-    real = realpathSync(value)
+    real = realpathSync.native(value)
   } catch (error) {
     invalid(field, `does not exist: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`, value)
   }

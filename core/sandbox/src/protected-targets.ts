@@ -7,7 +7,7 @@
  * are read-only anyway). Real paths; a target that does not exist yet is
  * given as the path it would have.
  */
-import { closeSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs'
+import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { isInside } from './policy.js'
 
@@ -19,14 +19,16 @@ export function realOrPlanned(path: string): string {
   const rest: string[] = []
   let at = resolve(path)
   for (;;) {
-    try {
-      return join(realpathSync(at), ...rest.reverse())
-    } catch {
-      const parent = dirname(at)
-      if (parent === at) return resolve(path)
-      rest.push(basename(at))
-      at = parent
+    // Why existsSync first: it answers a missing path without an exception, realpath with one (most denied paths are missing)
+    if (existsSync(at)) {
+      try {
+        return join(realpathSync.native(at), ...rest.reverse())
+      } catch {}
     }
+    const parent = dirname(at)
+    if (parent === at) return resolve(path)
+    rest.push(basename(at))
+    at = parent
   }
 }
 

@@ -51,7 +51,9 @@ export function replacedDirectory(entry: ProtectedEntry): boolean {
 
 export function kindOf(path: string): { kind: EntryKind; target?: string } {
   try {
-    const st = lstatSync(path)
+    // Why throwIfNoEntry: most protected entries are absent, and an exception each is most of a lease's own time
+    const st = lstatSync(path, { throwIfNoEntry: false })
+    if (!st) return { kind: 'absent' }
     if (st.isSymbolicLink()) return { kind: 'symlink', target: readlinkSync(path) }
     return { kind: st.isDirectory() ? 'directory' : 'file' }
   } catch {

@@ -4,32 +4,35 @@
  * to the plugin's scope) and the local chain after them, and the session's
  * sandbox mode. Every failure to confine is an error, never a pass-through:
  * only `danger-full-access` runs unconfined, and says so (`backend: 'none'`).
+ * The backends and their probes are backend-chain.ts; one command's
+ * confinement is confine-build.ts; the sandboxes built ahead are
+ * process/slots.ts, kept here for the service's life.
  */
 import { Context, Service } from 'cordis'
 import { realpathSync } from 'node:fs'
-import { dirname } from 'node:path'
 import type { LookupFunction } from 'node:net'
 import { describeError, KernelError, ownerName, type Session, type SessionEvent } from '@dsh/kernel'
 import { ModeTracker } from './mode.js'
 import { checkArgv, isSandboxMode, resolvePolicy } from './policy.js'
-import { confinedEnv, spawnEnvOf } from './env.js'
-import { leaseProtected, reclaimProtected, recordReclaimed } from './ledger.js'
+import { reclaimProtected } from './ledger.js'
 import { protectedStamp, readProtected, type ProtectedRead } from './ledger-read.js'
 import { policyProtected } from './protected.js'
-import { checkRegistered, ProtectedRegistry, registeredFiles } from './protected-registry.js'
+import { checkRegistered, ProtectedRegistry } from './protected-registry.js'
 import { sessionRecorder, type ConfineCall } from './network/events.js'
 import { checkNetwork } from './network/check.js'
 import type { Decision } from './network/decide.js'
 import { isProxied, resolveNetwork, type ResolvedNetwork } from './network/policy.js'
 import { NetworkProxy, type ProxyLease } from './network/proxy.js'
 import { confineShape } from './confine-shape.js'
-import { openExecNotify, type ExecNotifyLease } from './exec/notify-server.js'
+import { buildConfined, execChecked, noHostProxy, openExecs, withRegistered } from './confine-build.js'
+import { BackendChain, checkProvider } from './backend-chain.js'
+import { SlotPool } from './process/slots.js'
 import { checkSnapshotBound } from './restore.js'
 import { applyRestrictions } from './restrictions.js'
 import { checkConfig, SandboxConfig, type Defaults } from './config.js'
 import { localProviders } from './providers/local.js'
 import {
-  SANDBOX_MODES, type CandidateStatus, type Confined, type ProbeResult, type ResolvedPolicy,
+  SANDBOX_MODES, type Confined, type ResolvedPolicy,
   type Description, type SandboxMode, type SandboxPolicy, type SandboxProvider, type SandboxRestrictor, type SandboxStatus,
 } from './types.js'
 
@@ -41,19 +44,13 @@ declare module 'cordis' {
   }
 }
 
-interface Candidate {
-  provider: SandboxProvider
-  source: 'provided' | 'local'
-}
-
 export class SandboxService extends Service {
   /** the checked configuration, paths absolute */
   readonly defaults: Readonly<Defaults>
-  private provided: Candidate[] = []
   private restrictors: readonly SandboxRestrictor[] = []
-  private local: Candidate[]
-  private probes = new WeakMap<SandboxProvider, Promise<ProbeResult>>()
-  private results = new WeakMap<SandboxProvider, ProbeResult>()
+  private chain: BackendChain
+  /** sandboxes built ahead for the calls' views (process/slots.ts); none with `pool: false` */
+  private pool?: SlotPool
   private modes = new ModeTracker()
   private lookup?: LookupFunction
   private proxy?: NetworkProxy
@@ -64,21 +61,20 @@ export class SandboxService extends Service {
     super(ctx, 'sandbox', true)
     this.defaults = checkConfig(config)
     this.lookup = config.lookup
-    this.local = localProviders(process.platform, config.backends).map((provider) => ({ provider, source: 'local' as const }))
+    this.chain = new BackendChain(localProviders(process.platform, config.backends).map((provider) => ({ provider, source: 'local' as const })))
+    if (this.defaults.pool) this.pool = new SlotPool({ idleMs: this.defaults.pool.idleMs })
     // the proxy lives as long as the service: its leases end with it, and a command still running loses its network
-    ctx.on('dispose', () => this.proxy?.close())
+    ctx.on('dispose', () => {
+      this.proxy?.close()
+      // Why: a sandbox built for this service's views (its config, its restrictions) is no other's
+      this.pool?.close()
+    })
   }
 
   /** Register a provider, tried before the local chain; removed with the calling plugin. */
   provide(provider: SandboxProvider): () => void {
     checkProvider(provider)
-    const entry: Candidate = { provider, source: 'provided' }
-    return this.ctx.effect(() => {
-      this.provided = [...this.provided, entry]
-      return () => {
-        this.provided = this.provided.filter((c) => c !== entry)
-      }
-    })
+    return this.ctx.effect(() => this.chain.add(provider))
   }
 
   /**
@@ -130,13 +126,12 @@ export class SandboxService extends Service {
       const unenforced = Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : [])
       return Object.freeze({ argv: command, backend: 'none', enforcement: 'full' as const, unenforced, env: Object.freeze({}), spawnEnv: Object.freeze({}), hidden: Object.freeze([]), restores: Object.freeze([]), cleanup: () => [] })
     }
-    const chosen = await this.choose()
-    if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
+    const chosen = await this.chain.chosen()
     const execs = await openExecs(chosen.provider, resolved, call)
     const policyFor = (extra: Partial<ResolvedPolicy>): ResolvedPolicy => (execs ? { ...resolved, ...extra, execNotify: execs.path } : { ...resolved, ...extra })
     if (!isProxied(resolved.network)) {
       try {
-        return this.build(chosen.provider, command, policyFor({}), undefined, call, execs)
+        return buildConfined(chosen, command, policyFor({}), { call, execs, pool: this.pool })
       } catch (error) {
         execs?.close()
         throw error
@@ -145,7 +140,7 @@ export class SandboxService extends Service {
     let lease: ProxyLease | undefined
     try {
       lease = await this.openProxy(chosen.provider, resolved, call)
-      return this.build(chosen.provider, command, policyFor({ proxy: lease.endpoint }), lease, call, execs)
+      return buildConfined(chosen, command, policyFor({ proxy: lease.endpoint }), { proxy: lease, call, execs, pool: this.pool })
     } catch (error) {
       lease?.close()
       execs?.close()
@@ -166,8 +161,7 @@ export class SandboxService extends Service {
     if (resolved.mode === 'danger-full-access') {
       return Object.freeze({ backend: 'none', enforcement: 'full' as const, unenforced: Object.freeze(isProxied(resolved.network) ? ['network-hosts'] : []), hidden: Object.freeze([]), restores: Object.freeze([]) })
     }
-    const chosen = await this.choose()
-    if (!chosen) throw new KernelError('SANDBOX_UNAVAILABLE', `no sandbox backend can confine the command: ${this.reasons()}`, { details: { status: this.status() as any } })
+    const chosen = await this.chain.chosen()
     if (isProxied(resolved.network) && !chosen.provider.networkProxy) throw noHostProxy(chosen.provider)
     // Why first, as build() does: a protected symlink into a writable root is INVALID_POLICY
     const protectedPaths = policyProtected(resolved).paths
@@ -260,161 +254,32 @@ export class SandboxService extends Service {
    * waits for them, and one whose backend failed its probe is refused as without this.
    */
   probeInBackground(): void {
-    this.choose().catch(() => {})
+    this.chain.choose().catch(() => {})
   }
 
   /** Probe every candidate for this platform (once each) and report. */
   async probe(): Promise<SandboxStatus> {
-    for (const candidate of this.candidates()) if (this.runs(candidate.provider)) await this.probeOnce(candidate.provider)
+    await this.chain.probeAll()
     return this.status()
   }
 
   /** Candidates, their probe results so far, and the chosen backend. */
   status(): SandboxStatus {
-    const candidates: CandidateStatus[] = this.candidates().map(({ provider, source }) => {
-      const probe = this.runs(provider) ? this.results.get(provider) : { available: false, reason: `not for ${process.platform}` }
-      return { name: provider.name, source, platforms: [...provider.platforms], ...(probe ? { probe } : {}) }
-    })
-    return { chosen: this.firstAvailable()?.provider.name, candidates }
+    return this.chain.status()
+  }
+
+  /** The pids of the sandboxes built ahead and waiting now, by lane (backend and mode). */
+  slotsWaiting(): Record<string, number> {
+    return this.pool?.waiting() ?? {}
   }
 
   private allowedRoots(): string[] {
     return this.defaults.allowedRoots.flatMap((root) => {
       try {
-        return [realpathSync(root)]
+        return [realpathSync.native(root)]
       } catch {
         return [] // a root that does not exist allows nothing
       }
     })
   }
-
-  private candidates(): Candidate[] {
-    return [...this.provided, ...this.local]
-  }
-
-  private runs(provider: SandboxProvider): boolean {
-    return provider.platforms.includes(process.platform)
-  }
-
-  private firstAvailable(): Candidate | undefined {
-    return this.candidates().find((c) => this.runs(c.provider) && this.results.get(c.provider)?.available)
-  }
-
-  /** The first candidate whose probe succeeds, probing lazily in order. */
-  private async choose(): Promise<Candidate | undefined> {
-    for (const candidate of this.candidates()) {
-      if (!this.runs(candidate.provider)) continue
-      if ((await this.probeOnce(candidate.provider)).available) return candidate
-    }
-    return undefined
-  }
-
-  private probeOnce(provider: SandboxProvider): Promise<ProbeResult> {
-    let pending = this.probes.get(provider)
-    if (!pending) {
-      // Why catch: a probe that throws is a backend that does not work (fail closed), not a crash
-      pending = Promise.resolve()
-        .then(() => provider.probe())
-        .then((result) => checkProbe(provider, result), (error) => ({ available: false, reason: `probe threw: ${describeError(error)}` }))
-        .then((result) => {
-          this.results.set(provider, result)
-          return result
-        })
-      this.probes.set(provider, pending)
-    }
-    return pending
-  }
-
-  private reasons(): string {
-    const parts = this.status().candidates.map((c) => `${c.name}: ${c.probe?.reason ?? 'not probed'}`)
-    return parts.length ? parts.join('; ') : `no backend exists for ${process.platform}`
-  }
-
-  private build(provider: SandboxProvider, argv: readonly string[], policy: ResolvedPolicy, proxy?: ProxyLease, call?: ConfineCall, execs?: ExecNotifyLease): Confined {
-    // Why first: a protected symlink that leads to a writable root is a policy that cannot be enforced (INVALID_POLICY)
-    let protectedPaths = policyProtected(policy).paths
-    // Why before the backend sees them: what a dead dsh process's call left is put back, and the backend binds that
-    const reclaimed = reclaimProtected(protectedPaths, policy.writableRoots)
-    if (reclaimed.length) protectedPaths = policyProtected(policy).paths
-    const { made, enforcement, unenforced, hidden, restores: own } = confineShape(provider, argv, policy, execChecked(provider, policy, !!execs))
-    const restores = withRegistered(own, policy)
-    // Why before anything runs: a snapshot over its bound refuses the call (SANDBOX_UNAVAILABLE)
-    const lease = leaseProtected(protectedPaths, policy.writableRoots, restores, policy.registeredPaths)
-    if (call) recordReclaimed(call, [...reclaimed, ...lease.reclaimed])
-    const env = confinedEnv(policy)
-    return Object.freeze({
-      argv: Object.freeze([...made.argv]),
-      backend: made.backend ?? provider.name,
-      enforcement,
-      unenforced: Object.freeze([...unenforced]),
-      env,
-      spawnEnv: spawnEnvOf(env, policy.env),
-      hidden: Object.freeze([...hidden]),
-      restores: Object.freeze([...restores]),
-      cleanup: () => {
-        // Why first: once the command is gone nothing may use its listener
-        proxy?.close()
-        execs?.close()
-        return lease.release()
-      },
-    })
-  }
-}
-
-/**
- * The backend's copy-and-put-back list with the registered regular files added: even where a
- * backend binds them read-only, a command that renames an ancestor away and plants a file at the
- * path would otherwise leave it there; put back whole, the next load reads what was there before.
- * Not one directly in a writable root (`./dsh.yml`): the root itself cannot be renamed from inside.
- */
-function withRegistered(restores: readonly string[], policy: ResolvedPolicy): readonly string[] {
-  if (!policy.registeredPaths?.length) return restores
-  const files = registeredFiles(policy.registeredPaths).filter((path) => !restores.includes(path) && !policy.writableRoots.includes(dirname(path)))
-  return files.length ? [...restores, ...files] : restores
-}
-
-/**
- * The call's exec listener, when its policy has exec rules, a call to record them for, and a
- * backend whose kernel can stop each exec; undefined otherwise (then `exec-rules` is unenforced).
- */
-async function openExecs(provider: SandboxProvider, policy: ResolvedPolicy, call: ConfineCall | undefined): Promise<ExecNotifyLease | undefined> {
-  if (!policy.execRules || !call || !canStopExec(provider)) return undefined
-  try {
-    return await openExecNotify(policy.execRules, call)
-  } catch (error) {
-    throw new KernelError('SANDBOX_UNAVAILABLE', `the sandbox could not listen for the command's execs: ${describeError(error)}`, { cause: error })
-  }
-}
-
-function canStopExec(provider: SandboxProvider): boolean {
-  try {
-    return typeof provider.execNotify === 'function' && provider.execNotify() === true
-  } catch {
-    return false
-  }
-}
-
-/** For confineShape: whether the policy's exec rules hold at each exec (`checked`), or are text matching alone. */
-function execChecked(provider: SandboxProvider, policy: ResolvedPolicy, checked: boolean): { rules: boolean; checked: boolean } {
-  return { rules: !!policy.execRules, checked: checked && canStopExec(provider) }
-}
-
-function noHostProxy(provider: SandboxProvider): KernelError {
-  return new KernelError('SANDBOX_UNAVAILABLE', `sandbox backend ${provider.name} cannot confine the network by host (network: { allow }); use network "off" or "on" with it`)
-}
-
-function checkProvider(provider: SandboxProvider): void {
-  const p = provider as Partial<SandboxProvider> | null
-  const bad = (what: string) => new KernelError('INVALID_CONFIG', `sandbox provider ${JSON.stringify(p?.name)}: ${what}`)
-  if (!p || typeof p !== 'object') throw bad('must be an object')
-  if (typeof p.name !== 'string' || !p.name || p.name === 'none') throw bad('needs a name other than "none"')
-  if (!Array.isArray(p.platforms)) throw bad('needs a platforms array')
-  if (typeof p.probe !== 'function' || typeof p.confine !== 'function') throw bad('needs probe() and confine()')
-}
-
-function checkProbe(provider: SandboxProvider, result: ProbeResult): ProbeResult {
-  if (!result || typeof result !== 'object' || typeof result.available !== 'boolean') {
-    return { available: false, reason: `probe of ${provider.name} returned no result` }
-  }
-  return { ...result }
 }

@@ -2,6 +2,7 @@
  * The public shapes of the sandbox (DESIGN §8): modes, policies, what a
  * provider returns for one command, and what a probe found.
  */
+import type { SlotRequest } from './process/slots.js'
 import type { JsonValue, SandboxMode } from '@dsh/kernel'
 import type { ResolvedLimits, SandboxLimits } from './limits.js'
 import type { NetworkPolicy, ResolvedNetwork } from './network/policy.js'
@@ -156,6 +157,13 @@ export interface Confined {
    * empty where they are read-only (bwrap) or nothing is writable.
    */
   readonly restores: readonly string[]
+  /**
+   * Present when the service may run the command in a sandbox it built ahead for this view
+   * (`sandbox.pool`): give it to the process runner (`ProcessOptions.slot`), which takes the
+   * view's waiting launcher or, when none matches, spawns `argv` as without it. Never anything
+   * but a way to start `argv`: the same confinement, lease and cleanup.
+   */
+  readonly slot?: SlotRequest
   /**
    * Call once the command and everything it started are gone: removes a
    * protected path the command created (one that did not exist before) and

@@ -93,6 +93,12 @@ export const KernelOptionsSchema = Schema.object({
       .description('Relative paths kept read-only in every writable root, at its top and where they exist up to 3 directory levels below it, besides .git, .dsh, .claude, .codex and .mcp.json, which always are; an empty list adds none. Default: .vscode, .idea, .husky, .envrc, .gitmodules, .gitconfig, .npmrc, .bashrc, .bash_profile, .bash_login, .profile, .zshrc, .zshenv, .zprofile, .zlogin.'),
     git: Schema.union(['read-only', 'commit'] as const).default('read-only')
       .description('read-only: .git stays read-only as a whole, so confined commands cannot commit; commit: .git is writable except hooks, config, config.worktree, info, modules and worktrees, so git commit works.'),
+    pool: Schema.union([
+      Schema.boolean(),
+      Schema.object({
+        idleMs: Schema.natural().default(300_000).description('How long a sandbox built ahead waits unused before it is killed, in ms.'),
+      }),
+    ]).default(true).description('Sandboxes built ahead: for each view (backend, mode, policy, workspace) one launcher with the whole confinement in place waits for the next command, so a call pays only the command\'s exec; any change of the view kills it unused. false: every command starts its own launcher.'),
     limits: Schema.object({
       processes: limit.default(DEFAULT_LIMITS.processes).description('Processes and threads of the confined command\'s user (RLIMIT_NPROC; not enforced for root, reported as limits.processes in unenforced).'),
       memoryBytes: limit.default(DEFAULT_LIMITS.memoryBytes).description('Address space of each process, in bytes (RLIMIT_AS).'),

@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process'
 import { OutputCapture } from './capture.js'
 import { killRun } from './kill.js'
 import { PROCESS_TAG_VARIABLE } from './tree.js'
+import type { SlotRequest } from './slots.js'
 
 export type Termination =
   | { reason: 'deadline'; limitMs: number }
@@ -40,6 +41,11 @@ export interface ProcessOptions {
   pipeGraceMs: number
   /** after a normal exit, kill whatever the run left behind (nothing else will) */
   reapOnExit?: boolean
+  /**
+   * `Confined.slot`: take the sandbox built ahead for this view instead of spawning `argv`
+   * (which must be that Confined's); without stdin only (`input` unset), else `argv` is spawned
+   */
+  slot?: SlotRequest
 }
 
 export interface ProcessOutcome {
@@ -99,13 +105,16 @@ async function run(options: ProcessOptions, stdout: OutputCapture, stderr: Outpu
 
 async function spawnAndWait(options: ProcessOptions, stdout: OutputCapture, stderr: OutputCapture, control: Control, stop: (why: Termination) => void, outcome: (fields: Partial<ProcessOutcome>) => ProcessOutcome): Promise<ProcessOutcome> {
   if (control.termination) return outcome({ spawnError: 'the run was ended before it started' })
-  const tag = randomUUID()
-  const env = { ...(options.extendEnv ? process.env : {}), ...options.env, [PROCESS_TAG_VARIABLE]: tag }
+  const base = { ...(options.extendEnv ? process.env as Record<string, string> : {}), ...options.env }
+  // Why only then: a slot's stdin is /dev/null, and its environment is exactly the one it was built with
+  // Why it may throw: a slot of this view that died is SANDBOX_UNAVAILABLE, never a spawn of something else
+  const taken = options.input === undefined ? options.slot?.take(options.cwd, base) : undefined
+  const tag = taken?.tag ?? randomUUID()
   let failure: string | undefined
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
-  const child = spawn(options.argv[0], options.argv.slice(1), {
+  const child = taken?.child ?? spawn(options.argv[0], options.argv.slice(1), {
     cwd: options.cwd,
-    env,
+    env: { ...base, [PROCESS_TAG_VARIABLE]: tag },
     // its own process group, so one signal reaches every process that stayed in it
     detached: true,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -48,6 +48,8 @@ function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSi
     argv: confined.argv, cwd, env: { ...sandboxEnv(cwd), ...confined.spawnEnv }, timeoutMs, signal, maxOutputBytes: maxBytes, killGraceMs: KILL_GRACE_MS, pipeGraceMs: PIPE_GRACE_MS,
     // Why: without a sandbox nothing else reaps what the command left behind
     reapOnExit: confined.backend === 'none',
+    // the view's sandbox built ahead, when the service keeps one: only the command's exec is left to do
+    slot: confined.slot,
   })
   // read by the host only when it sends an update
   progress(() => describeOutput(proc.stdout, proc.stderr))
