@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 // the probe's write check is private to @dsh/sandbox: tested here on purpose
-import { probeReadOnlyWrite } from '../../core/sandbox/src/probe.js'
+import { probeReadOnlyWrite } from '../../core/sandbox/src/probe/profile.js'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 
 const tmp = usePrivateTmpdir('dsh-probe-dir-')

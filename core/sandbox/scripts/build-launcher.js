@@ -3,7 +3,7 @@
  * Builds the Landlock launcher (native/landlock-run at the repository root)
  * and places it where @dsh/sandbox finds it: native/<platform>-<arch>/landlock-run
  * in this package, with native/manifest.json recording each binary's SHA-256,
- * which the probe checks (core/sandbox/src/launcher.ts).
+ * which the probe checks (core/sandbox/src/probe/launcher.ts).
  *
  *   node core/sandbox/scripts/build-launcher.js          the root build: this machine's
  *                                                        target, static where a static libc is

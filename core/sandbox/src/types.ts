@@ -4,7 +4,7 @@
  */
 import type { SlotRequest } from './process/slots.js'
 import type { JsonValue, SandboxMode } from '@dsh/kernel'
-import type { ResolvedLimits, SandboxLimits } from './limits.js'
+import type { ResolvedLimits, SandboxLimits } from './policy/limits.js'
 import type { NetworkPolicy, ResolvedNetwork } from './network/policy.js'
 import type { ProxyEndpoint, ProxyKind } from './network/proxy.js'
 import type { ConfineCall } from './network/events.js'

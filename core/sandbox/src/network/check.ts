@@ -10,7 +10,7 @@ import { isIP, type LookupFunction } from 'node:net'
 import { decideConnection, type Decision } from './decide.js'
 import { canonicalHost, judgeHost, type HostVerdict, type ResolvedNetworkRules } from './patterns.js'
 import type { ResolvedNetwork } from './policy.js'
-import type { ConnectionRecorder } from './proxy.js'
+import type { ConnectionRecorder } from './connection.js'
 import { networkOffRemedy } from './remedy.js'
 
 /** Record `decision` for host:port; a record that fails turns it into a refusal. */

@@ -4,7 +4,7 @@
  * connection goes through.
  */
 import type { Session } from '@dsh/kernel'
-import type { ConnectionRecorder, ProxyConnection } from './proxy.js'
+import type { ConnectionRecorder, ProxyConnection } from './connection.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {

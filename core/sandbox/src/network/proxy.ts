@@ -26,19 +26,9 @@ import { join } from 'node:path'
 import { checkListed } from './check.js'
 import { pinnedLookup, type Decision } from './decide.js'
 import { judgeHost, type HostVerdict, type ResolvedNetworkRules } from './patterns.js'
+import type { ConnectionRecorder } from './connection.js'
 
-/** One connection the command asked for, as `sandbox/network` records it. */
-export interface ProxyConnection {
-  host: string
-  port: number
-  allowed: boolean
-  /** the address checked and connected to, when allowed */
-  address?: string
-  /** why it was refused */
-  reason?: string
-  /** what in the config would let it through (for the caller's message; the session line has the reason alone) */
-  remedy?: string
-}
+export type { ConnectionRecorder, ProxyConnection } from './connection.js'
 
 /** The user name of every lease's credential (the password is the lease's own). */
 export const PROXY_USER = 'dsh'
@@ -48,8 +38,6 @@ export const MAX_RECORDED_UNAUTHORIZED = 100
 /** Hosts whose pattern verdict a lease keeps (past it the kept ones are dropped: a command naming endless hosts costs a judgement each, not memory). */
 const MAX_KEPT_VERDICTS = 256
 
-/** Records an attempt; throwing refuses the connection (a record that cannot be written is no allow). */
-export type ConnectionRecorder = (connection: ProxyConnection) => void
 
 /** How the command reaches its lease: a port on 127.0.0.1, or a unix socket the backend bridges in. */
 export type ProxyKind = 'tcp' | 'unix'

@@ -5,7 +5,7 @@
  * launcher. bwrap runs the same launcher on the same kernel, so the host's
  * answer holds inside it too. See docs/decisions/2026-12-02-exec-rules.md.
  */
-import { runProbeCommand } from '../probe-command.js'
+import { runProbeCommand } from '../probe/command.js'
 import type { ResolvedPolicy } from '../types.js'
 
 const answers = new Map<string, Promise<boolean>>()

@@ -7,8 +7,8 @@
  * dangling symlink names nothing and is skipped.
  */
 import { existsSync, lstatSync } from 'node:fs'
-import { isInside } from '../policy.js'
-import { hiddenPaths } from '../read-policy.js'
+import { isInside } from '../paths.js'
+import { hiddenPaths } from '../policy/read.js'
 import type { ResolvedPolicy } from '../types.js'
 
 export interface HideMounts {

@@ -13,12 +13,12 @@
  * the chain goes on to plain Landlock.
  * See docs/decisions/2026-12-01-launcher-namespaces.md.
  */
-import { checkBinary } from '../binaries.js'
-import { confinedEnv, launcherEnvArgs } from '../env.js'
-import { bundledLauncher } from '../launcher.js'
-import { launcherLimitArgs } from '../limits.js'
+import { checkBinary } from '../probe/binaries.js'
+import { confinedEnv, launcherEnvArgs } from '../policy/env.js'
+import { bundledLauncher } from '../probe/launcher.js'
+import { launcherLimitArgs } from '../policy/limits.js'
 import { isProxied } from '../network/policy.js'
-import { probeReadOnlyWrite } from '../probe.js'
+import { probeReadOnlyWrite } from '../probe/profile.js'
 import { bwrapUnenforced, coveredInside, protectedBinds } from './bwrap.js'
 import { hideMounts, launcherHideArgs, type HideMounts } from './hide-mounts.js'
 import { inodeArgs } from './inode-args.js'

@@ -10,7 +10,7 @@
  * as before.
  */
 import { existsSync, realpathSync } from 'node:fs'
-import { currentStamp, dirStamp } from '../dir-stamp.js'
+import { currentStamp, dirStamp } from '../protected/dir-stamp.js'
 import { carveReadRules, type CarvedRules, type CarveInputs } from './landlock-read.js'
 
 /** Policies (read rules, deny and allow lists) kept at once; the usual service has one or two. */

@@ -17,7 +17,7 @@
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
-import { isInside } from '../policy.js'
+import { isInside } from '../paths.js'
 
 export interface CarvedRules {
   /** the launcher's read flags (`--ro PATH` pairs) */

@@ -12,7 +12,7 @@
  */
 import { lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { policyProtected } from '../protected.js'
+import { policyProtected } from '../protected/entries.js'
 import type { ResolvedPolicy } from '../types.js'
 
 // Why commondir: git takes config and hooks from the directory it names, so one planted there redirects both

@@ -7,11 +7,11 @@
  * missing `.git` cannot be created either. It only runs on darwin; the text
  * is unit-tested everywhere.
  */
-import { checkBinary } from '../binaries.js'
-import { confinedEnv } from '../env.js'
-import { probeReadOnlyWrite } from '../probe.js'
-import { isInside } from '../policy.js'
-import { policyProtected } from '../protected.js'
+import { checkBinary } from '../probe/binaries.js'
+import { confinedEnv } from '../policy/env.js'
+import { probeReadOnlyWrite } from '../probe/profile.js'
+import { isInside } from '../paths.js'
+import { policyProtected } from '../protected/entries.js'
 import type { ProbeResult, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'

@@ -14,7 +14,7 @@
  */
 import { lstatSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { isInside } from './policy.js'
+import { isInside } from '../paths.js'
 
 /** The directories strictly between the deepest root holding `path` and `path`, shallowest first. */
 export function ancestorsBelowRoot(path: string, roots: readonly string[]): string[] {

@@ -14,8 +14,8 @@
 import { lstatSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { realOrPlanned } from './protected-targets.js'
+import { isInside } from '../paths.js'
+import { realOrPlanned } from './targets.js'
 
 /** One registration: its paths as given (resolved) and as their real paths. */
 export interface Registration {

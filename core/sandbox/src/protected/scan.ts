@@ -19,7 +19,7 @@
 import { lstatSync, readdirSync, type Dirent } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import { currentStamp, dirStamp } from './dir-stamp.js'
-import { PROTECTED_DEPTH } from './protected-names.js'
+import { PROTECTED_DEPTH } from './names.js'
 
 /** How many directories one scan lists before it stops. */
 export const MAX_SCAN_DIRS = 2000

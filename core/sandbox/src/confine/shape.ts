@@ -6,9 +6,9 @@
  * entries, and `describe()`, which takes nothing.
  */
 import { describeError, KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { hiddenPaths } from './read-policy.js'
-import type { Enforcement, ProviderConfined, ResolvedPolicy, SandboxProvider } from './types.js'
+import { isInside } from '../paths.js'
+import { hiddenPaths } from '../policy/read.js'
+import type { Enforcement, ProviderConfined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 export interface ConfineShape {
   readonly made: ProviderConfined

@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { ledgerDir, lockDir, unrestoredFile } from './ledger.js'
+import { ledgerDir, lockDir, unrestoredFile } from './lease.js'
 
 /** One entry marked as not put back. */
 export interface UnrestoredMark {

@@ -22,10 +22,10 @@
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { dirname, relative, sep } from 'node:path'
 import { describeError } from '@dsh/kernel'
-import { stampOf } from './dir-stamp.js'
-import { alive, isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, reclaimAbandoned, stateFile, unrestoredFile, unrestoredReason, type State } from './ledger.js'
-import type { ProtectedEntry } from './protected.js'
-import type { Snapshot } from './restore.js'
+import { stampOf } from '../protected/dir-stamp.js'
+import { alive, isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, reclaimAbandoned, stateFile, unrestoredFile, unrestoredReason, type State } from './lease.js'
+import type { ProtectedEntry } from '../protected/entries.js'
+import type { Snapshot } from '../protected/restore.js'
 
 export type ProtectedRead =
   /** `disk`: no call in progress has a copy of it; `copy`: read from the copy a call in progress took. `text` undefined: no such file */

@@ -9,7 +9,7 @@
  */
 import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
-import { isInside } from './policy.js'
+import { isInside } from '../paths.js'
 
 /** how much of a `.git` or `commondir` file is read: a pointer is one short line */
 const POINTER_BYTES = 4096

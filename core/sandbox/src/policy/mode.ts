@@ -6,8 +6,8 @@
  * resolving costs nothing per call once the session has been seen.
  */
 import { declareDurable, type Session } from '@dsh/kernel'
-import { isSandboxMode } from './policy.js'
-import type { SandboxMode } from './types.js'
+import { isSandboxMode } from './resolve.js'
+import type { SandboxMode } from '../types.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {

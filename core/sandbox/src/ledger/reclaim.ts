@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { declareDurable, describeError, type Session } from '@dsh/kernel'
-import { differsFromRecord, ledgerDir, lockDir, markUnrestored, readState, stateFile, type State } from './ledger-store.js'
-import { kindOf, restoreEntry } from './protected.js'
-import { clearAncestors } from './restore-ancestors.js'
+import { differsFromRecord, ledgerDir, lockDir, markUnrestored, readState, stateFile, type State } from './store.js'
+import { kindOf, restoreEntry } from '../protected/entries.js'
+import { clearAncestors } from '../protected/restore-ancestors.js'
 
 declare module '@dsh/kernel' {
   interface SessionEvents {

@@ -11,9 +11,9 @@
  */
 import { isAbsolute } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { realOrPlanned } from './protected-targets.js'
-import type { ExecRules, ResolvedPolicy, SandboxRestriction, SandboxRestrictor } from './types.js'
+import { isInside } from '../paths.js'
+import { realOrPlanned } from '../protected/targets.js'
+import type { ExecRules, ResolvedPolicy, SandboxRestriction, SandboxRestrictor } from '../types.js'
 
 const ID = /^[a-z][a-z0-9-]{0,63}$/
 

@@ -11,8 +11,8 @@ import { lstatSync, readdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { realOrPlanned } from './protected-targets.js'
+import { isInside } from '../paths.js'
+import { realOrPlanned } from '../protected/targets.js'
 
 export const DEFAULT_READ_DENY: readonly string[] = Object.freeze([
   '~/.ssh', '~/.aws', '~/.gnupg', '~/.config/gh', '~/.config/gcloud', '~/.azure', '~/.kube',

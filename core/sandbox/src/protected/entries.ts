@@ -14,10 +14,10 @@
 import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { PROTECTED_NAMES, protectedPrefix } from './protected-names.js'
-import { scanProtected } from './protected-scan.js'
-import { linkedTargets } from './protected-targets.js'
+import { isInside } from '../paths.js'
+import { PROTECTED_NAMES, protectedPrefix } from './names.js'
+import { scanProtected } from './scan.js'
+import { linkedTargets } from './targets.js'
 import { restoreSnapshot, type Snapshot } from './restore.js'
 
 

@@ -16,7 +16,7 @@ import { distrust, type Found } from './binaries.js'
 
 /** This package's `native/` directory, relative to this file in src/ or lib/. */
 export function launcherDir(): string {
-  return fileURLToPath(new URL('../native', import.meta.url))
+  return fileURLToPath(new URL('../../native', import.meta.url))
 }
 
 /** `linux-x64`, `linux-arm64`: the name of this machine's launcher build. */

@@ -5,7 +5,7 @@
  * answers nothing is a backend that does not work (fail closed).
  */
 import { describeError, KernelError } from '@dsh/kernel'
-import type { CandidateStatus, ProbeResult, SandboxProvider, SandboxStatus } from './types.js'
+import type { CandidateStatus, ProbeResult, SandboxProvider, SandboxStatus } from '../types.js'
 
 export interface Candidate {
   provider: SandboxProvider

@@ -6,7 +6,7 @@
  * whatever environment the host spawns it with — but for the proxy
  * credential, which it takes from that environment (`Confined.spawnEnv`).
  */
-import type { ProxyEndpoint } from './network/proxy.js'
+import type { ProxyEndpoint } from '../network/proxy.js'
 
 export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin'
 

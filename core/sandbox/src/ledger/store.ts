@@ -9,9 +9,9 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
-import { isInside } from './policy.js'
-import { kindOf, replacedDirectory, type ProtectedEntry } from './protected.js'
-import { unchanged } from './restore.js'
+import { isInside } from '../paths.js'
+import { kindOf, replacedDirectory, type ProtectedEntry } from '../protected/entries.js'
+import { unchanged } from '../protected/restore.js'
 
 const LOCK_WAIT_MS = 10_000
 /** a lock directory without an owner file for this long was left by a process killed while taking it */

@@ -6,14 +6,15 @@
  */
 import { realpathSync, statSync } from 'node:fs'
 import { CREDENTIAL_VARIABLES } from './env.js'
-import { isAbsolute, relative, sep } from 'node:path'
+import { isAbsolute } from 'node:path'
 import { KernelError } from '@dsh/kernel'
 import { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './limits.js'
-import { resolveNetwork } from './network/policy.js'
-import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, protectedList, type GitProtection } from './protected-names.js'
-import { DEFAULT_READ_DENY, resolveReadPolicy } from './read-policy.js'
-import { registeredInside } from './protected-registry.js'
-import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from './types.js'
+import { resolveNetwork } from '../network/policy.js'
+import { checkProtectedPaths, DEFAULT_PROTECTED_PATHS, protectedList, type GitProtection } from '../protected/names.js'
+import { DEFAULT_READ_DENY, resolveReadPolicy } from './read.js'
+import { registeredInside } from '../protected/registry.js'
+import { SANDBOX_MODES, type ResolvedPolicy, type SandboxMode, type SandboxPolicy } from '../types.js'
+import { isInside } from '../paths.js'
 
 function invalid(field: string, message: string, value?: unknown): never {
   const shown = value === undefined ? '' : ` (got ${describe(value)})`
@@ -30,12 +31,6 @@ function describe(value: unknown): string {
 
 export function isSandboxMode(value: unknown): value is SandboxMode {
   return typeof value === 'string' && (SANDBOX_MODES as readonly string[]).includes(value)
-}
-
-/** `child` equals `parent` or lies beneath it (both real, absolute paths). */
-export function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child)
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel))
 }
 
 /** The real path of an existing absolute directory, or an INVALID_POLICY error for `field`. */

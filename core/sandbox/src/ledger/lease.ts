@@ -12,14 +12,14 @@
 import { randomUUID } from 'node:crypto'
 import { unlinkSync } from 'node:fs'
 import { describeError, KernelError } from '@dsh/kernel'
-import { identityOf, restoreEntry, kindOf, type ProtectedEntry } from './protected.js'
-import { newBudget, snapshotEntry } from './restore.js'
-import { clearAncestors } from './restore-ancestors.js'
-import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './ledger-store.js'
-import { reclaimAbandoned, sweepOnce, sweptAll, type Reclaimed } from './ledger-reclaim.js'
+import { identityOf, restoreEntry, kindOf, type ProtectedEntry } from '../protected/entries.js'
+import { newBudget, snapshotEntry } from '../protected/restore.js'
+import { clearAncestors } from '../protected/restore-ancestors.js'
+import { ledgerDir, lockDir, markUnrestored, readState, stateFile, writeState, type Holder } from './store.js'
+import { reclaimAbandoned, sweepOnce, sweptAll, type Reclaimed } from './reclaim.js'
 
-export * from './ledger-store.js'
-export * from './ledger-reclaim.js'
+export * from './store.js'
+export * from './reclaim.js'
 
 export interface Lease {
   /** what each entry was when the first call still in progress took it */

@@ -7,17 +7,17 @@
  */
 import { dirname } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'
-import { confinedEnv, spawnEnvOf } from './env.js'
-import { leaseProtected, reclaimProtected, recordReclaimed } from './ledger.js'
-import { policyProtected } from './protected.js'
-import { registeredFiles } from './protected-registry.js'
-import type { ConfineCall } from './network/events.js'
-import type { ProxyLease } from './network/proxy.js'
-import { confineShape } from './confine-shape.js'
-import { openExecNotify, type ExecNotifyLease } from './exec/notify-server.js'
-import type { SlotPool, SlotRequest } from './process/slots.js'
+import { confinedEnv, spawnEnvOf } from '../policy/env.js'
+import { leaseProtected, reclaimProtected, recordReclaimed } from '../ledger/lease.js'
+import { policyProtected } from '../protected/entries.js'
+import { registeredFiles } from '../protected/registry.js'
+import type { ConfineCall } from '../network/events.js'
+import type { ProxyLease } from '../network/proxy.js'
+import { confineShape } from './shape.js'
+import { openExecNotify, type ExecNotifyLease } from '../exec/notify-server.js'
+import type { SlotPool, SlotRequest } from '../process/slots.js'
 import type { Candidate } from './backend-chain.js'
-import type { Confined, ResolvedPolicy, SandboxProvider } from './types.js'
+import type { Confined, ResolvedPolicy, SandboxProvider } from '../types.js'
 
 /** The local backends whose argv ends with landlock-run's own `--` and the command: those a slot can be built for. */
 const SLOT_BACKENDS = new Set(['landlock', 'landlock-ns', 'bwrap'])
