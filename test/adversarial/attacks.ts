@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
 import { sandboxEnv } from '@dsh/sandbox'
 import {
-  alive, cleanTemps, mountNamespace, NET_PROBE, outsideDir, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
+  cleanTemps, mountNamespace, NET_PROBE, outsideDir, procState, pidAlive, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
 } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
 import { noneLeftWith } from '../processes.js'
@@ -317,7 +317,7 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
           ].join('; '))
           for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) expect(r.stdout, r.stderr).toContain(`${k}=1`)
           expect(r.stderr.match(/strace: attach: ptrace\(PTRACE_SEIZE, \d+\): (Operation not permitted|No such process)/g)).toHaveLength(2)
-          expect(alive(v)).toBe(true)
+          expect(pidAlive(v)).toBe(true)
           expect(procState(v)).toEqual({ state: 'S', tracer: 0 })
           expect(procState(process.pid).tracer).toBe(0)
         } finally {

@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
-import { alive, describeOnBackend, mountNamespace, outsideDir, runConfined, sleep, tmp } from './harness.js'
+import { describeOnBackend, mountNamespace, outsideDir, pidAlive, runConfined, sleep, tmp } from './harness.js'
 import { lacks } from '../backends.js'
 
 export async function namespaceSuite(backend: LocalBackend): Promise<void> {
@@ -87,7 +87,7 @@ export async function namespaceSuite(backend: LocalBackend): Promise<void> {
         // the bound on this test: whatever survived is killed here (its pid, as seen on the host, is in the file
         // only without a PID namespace)
         const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : 0)
-        if (!ns && pid > 1 && alive(pid)) process.kill(pid, 'SIGKILL')
+        if (!ns && pid > 1 && pidAlive(pid)) process.kill(pid, 'SIGKILL')
         confined.cleanup()
       }
     })

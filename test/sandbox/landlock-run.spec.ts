@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { noneLeftWith } from '../processes.js'
+import { noneLeftWith, pidAlive } from '../processes.js'
 
 const dir = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run')
 const bin = path.join(dir, 'landlock-run')
@@ -105,15 +105,6 @@ afterEach(() => {
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
 
 async function waitFor<T>(what: string, get: () => T | undefined, ms = 5000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
@@ -636,7 +627,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(r.code).toBe(0)
       const grandchild = Number(r.stdout.trim())
       expect(grandchild).toBeGreaterThan(0)
-      expect(alive(grandchild)).toBe(false)
+      expect(pidAlive(grandchild)).toBe(false)
       // gone, not slept on: left alive, the grandchild touches `late` before it ends
       expect(await noneLeftWith(token)).toBe(true)
       expect(fs.existsSync(path.join(rw, 'late'))).toBe(false)
@@ -648,7 +639,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(r.code).toBe(0)
       const inner = readPid(path.join(rw, 'inner'))()
       expect(inner).toBeGreaterThan(0)
-      expect(alive(inner!)).toBe(false)
+      expect(pidAlive(inner!)).toBe(false)
     })
 
     it('forwards SIGTERM to the command and exits 128+15', async () => {
@@ -660,7 +651,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const r = await launcher.done
       expect(r.code).toBe(143)
       expect(Date.now() - sent).toBeLessThan(900) // it did not need the grace period
-      expect(alive(cmd)).toBe(false)
+      expect(pidAlive(cmd)).toBe(false)
     })
 
     it('SIGKILLs a command that ignores the forwarded SIGTERM after the grace period', async () => {
@@ -673,7 +664,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(r.code).toBe(137)
       expect(Date.now() - sent).toBeGreaterThanOrEqual(900)
       expect(Date.now() - sent).toBeLessThan(3000)
-      expect(alive(cmd)).toBe(false)
+      expect(pidAlive(cmd)).toBe(false)
     })
 
     it('forwards other signals (SIGUSR1) without ending the call', async () => {
@@ -695,7 +686,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
       signal(launcher, 'SIGKILL')
       expect((await launcher.done).signal).toBe('SIGKILL')
-      await waitFor('the command to die', () => (alive(cmd) ? undefined : true))
+      await waitFor('the command to die', () => (pidAlive(cmd) ? undefined : true))
     })
 
     it('cleans up when its own caller dies', async () => {
@@ -709,8 +700,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const launcher = readPid(path.join(rw, 'launcher'))()
       expect(cmd).toBeGreaterThan(0)
       expect(launcher).toBeGreaterThan(0)
-      await waitFor('the command to die', () => (alive(cmd!) ? undefined : true))
-      await waitFor('the launcher to exit', () => (alive(launcher!) ? undefined : true))
+      await waitFor('the command to die', () => (pidAlive(cmd!) ? undefined : true))
+      await waitFor('the launcher to exit', () => (pidAlive(launcher!) ? undefined : true))
     })
   })
 })
