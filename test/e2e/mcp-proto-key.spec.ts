@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, CLI, fixture, until, Workspace } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 let ws: Workspace | undefined
 const children: ChildProcessWithoutNullStreams[] = []
@@ -19,7 +20,7 @@ afterEach(() => {
 })
 
 function serve(cwd: string, config: string) {
-  const child = spawn(process.execPath, [CLI, 'mcp', '--config', config], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, 'mcp', '--config', config], { cwd, env: dshEnv(), stdio: ['pipe', 'pipe', 'pipe'] })
   children.push(child)
   let stdout = ''
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
