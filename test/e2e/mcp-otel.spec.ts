@@ -105,8 +105,9 @@ describe('dsh mcp --otel', () => {
     const { receiver, ws } = await setup()
     const { client, stderr } = await serve(ws, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '10' }, [])
     await client.callTool({ name: 'echo', arguments: { command: 'hi' } })
+    // the server has exited once close() resolves: a request of ours after that is answered after any it sent
     await client.close()
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect((await fetch(`${receiver.url}/after-the-server`)).status).toBe(404)
     expect(receiver.spans).toHaveLength(0)
     expect(stderr.text).not.toMatch(/tracing to/)
   })
