@@ -1,15 +1,11 @@
 // A reload that adds, removes or changes one server touches only that one:
 // the others keep their processes, and a call running on one of them during
 // the reload finishes with its result.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { eventually, FIXTURE, kernelWith, processesWith, stop, text, toolNames } from './helpers.js'
+import { eventually, FIXTURE, kernelWith, processesWith, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 /** a fixture server whose processes can be told apart by a marker in their argv */
 const marked = (marker: string, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FIXTURE, marker], ...extra })
