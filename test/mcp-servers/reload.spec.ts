@@ -22,8 +22,13 @@ describe('mcp-servers: reload', () => {
     k = await kernelWith({ servers: { a: marked(a), b: marked(b) } })
     const bPids = processesWith(b)
     expect(bPids.length).toBeGreaterThan(0)
+    // the reload starts once the call's body runs, not after a guess at how long that takes
+    const inBody = new Promise<void>((resolve) => k!.ctx.on('tools/execute', (exec, next) => {
+      if (exec.name === 'mcp__b__sleep') resolve()
+      return next()
+    }))
     const running = k.call('mcp__b__sleep', { ms: 1500 })
-    await new Promise((r) => setTimeout(r, 200))
+    await inBody
     await reloadWith(k, { b: marked(b), c: marked(c) })
     const r = await running
     expect(r.isError, text(r)).toBe(false)
