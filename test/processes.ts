@@ -3,24 +3,18 @@
  * killed one may take a moment to be reaped, so `gone` polls, bounded.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { pidAlive } from '@dsh/kernel'
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+export { pidAlive }
 
 /** Wait (at most `ms`) until `pid` is gone. */
 export async function gone(pid: number, ms = 5000): Promise<boolean> {
   const until = Date.now() + ms
   while (Date.now() < until) {
-    if (!alive(pid)) return true
+    if (!pidAlive(pid)) return true
     await new Promise((r) => setTimeout(r, 20))
   }
-  return !alive(pid)
+  return !pidAlive(pid)
 }
 
 /**

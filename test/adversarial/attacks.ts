@@ -13,10 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { LocalBackend } from '@dsh/sandbox'
 import { sandboxEnv } from '@dsh/sandbox'
 import {
-  alive, cleanTemps, mountNamespace, NET_PROBE, outsideDir, pathTitle, procState, PTY_RUN, runConfined, sleep, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
+  cleanTemps, mountNamespace, NET_PROBE, outsideDir, pathTitle, procState, pidAlive, PTY_RUN, runConfined, startSandbox, TIOCSTI_PROBE, tmp, tree, type Sandbox,
 } from './harness.js'
 import { lacks, skipWhen } from '../backends.js'
 import { noneLeftWith } from '../processes.js'
+import { controlConnection, controlDatagram } from '../sandbox/control.js'
 
 export async function attackSuite(backend: LocalBackend): Promise<void> {
   const skip = await lacks(backend, `the ${backend} attack suite`)
@@ -248,10 +249,11 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
 
       it('TCP to a listening localhost server', async () => {
         setup()
+        const before = connections
         const r = await perl('tcp', String(tcpPort))
         expect(r.stdout).toBe('EACCES\n')
-        await sleep(100)
-        expect(connections).toBe(0)
+        await controlConnection({ host: '127.0.0.1', port: tcpPort }, () => connections, before)
+        expect(connections).toBe(before + 1)
         // the control: the same program outside the sandbox connects
         expect(spawnSync('/usr/bin/perl', [`${tools}/net.pl`, 'tcp', String(tcpPort)], { encoding: 'utf8' }).stdout).toBe('ok\n')
       })
@@ -265,8 +267,8 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
         try {
           const r = await perl('udp', String(udp.address().port))
           expect(r.stdout).toBe('EACCES\n')
-          await sleep(150)
-          expect(received).toBe(0)
+          await controlDatagram(udp.address().port, () => received, 0)
+          expect(received).toBe(1)
         } finally {
           udp.close()
         }
@@ -283,8 +285,9 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
         try {
           expect((await perl('abstract', name)).stdout).toBe('EACCES\n')
           expect((await perl('unix', sock)).stdout).toBe('EACCES\n')
-          await sleep(100)
-          expect(hits).toBe(0)
+          await controlConnection({ path: `\0${name}` }, () => hits, 0)
+          await controlConnection({ path: sock }, () => hits, 1)
+          expect(hits).toBe(2)
         } finally {
           for (const s of servers) s.close()
         }
@@ -317,7 +320,7 @@ export async function attackSuite(backend: LocalBackend): Promise<void> {
           ].join('; '))
           for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) expect(r.stdout, r.stderr).toContain(`${k}=1`)
           expect(r.stderr.match(/strace: attach: ptrace\(PTRACE_SEIZE, \d+\): (Operation not permitted|No such process)/g)).toHaveLength(2)
-          expect(alive(v)).toBe(true)
+          expect(pidAlive(v)).toBe(true)
           expect(procState(v)).toEqual({ state: 'S', tracer: 0 })
           expect(procState(process.pid).tracer).toBe(0)
         } finally {

@@ -171,14 +171,7 @@ export function runConfined(confined: Confined, cwd: string, opts: { stdio?: Std
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
+export { pidAlive } from '../processes.js'
 
 /** The state letter of /proc/PID/stat and its TracerPid. */
 export function procState(pid: number): { state: string; tracer: number } {

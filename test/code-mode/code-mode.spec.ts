@@ -144,13 +144,17 @@ describe('code mode', () => {
   it('serves other calls while a program loops, and the caller\'s abort stops it within 100 ms', async () => {
     await kernel('both')
     const controller = new AbortController()
-    const looping = run('while (true) {}', { signal: controller.signal })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // the program's sub-call is the sign it runs: once its result is out, the program loops
+    const looping = new Promise<void>((resolve) => k!.ctx.on('tools/result', (exec) => {
+      if (exec.name === 'shout') resolve()
+    }))
+    const program = run('await tools.shout({ text: "go" }); while (true) {}', { signal: controller.signal })
+    await looping
     const other = await k!.call('add', { a: 2, b: 2 })
     expect(other.value).toBe(4)
     const start = performance.now()
     controller.abort()
-    const result = await looping
+    const result = await program
     const elapsed = performance.now() - start
     expect(result.error?.code).toBe('ABORTED')
     expect(elapsed).toBeLessThan(100)

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dshEnv } from '../cache-home.js'
 
 const root = join(import.meta.dirname, '../..')
 const BIN = join(root, 'core/dsh/bin/dsh.cjs')
@@ -47,7 +48,7 @@ interface Copies {
 function copies(cli: string, spec: string, workspaceTools = 'workspace-tools'): Copies {
   const config = join(dir, `${spec.replace(/\W/g, '_')}.yml`)
   writeFileSync(config, `dataDir: ${join(dir, '.dsh')}\nplugins:\n  ${JSON.stringify(workspaceTools)}:\n    workspace: ${dir}\n  ${JSON.stringify(spec)}: {}\n`)
-  const run = spawnSync(process.execPath, [cli, 'exec', 'shared_copies', '{}', '--config', config, '--json'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync(process.execPath, [cli, 'exec', 'shared_copies', '{}', '--config', config, '--json'], { cwd: dir, env: dshEnv(), encoding: 'utf8', timeout: 60_000 })
   expect(run.status, run.stderr).toBe(0)
   return JSON.parse(run.stdout).result.value
 }
@@ -123,7 +124,7 @@ describe('the CLI bundle', () => {
     }
     // each in a process of its own: V8 keeps what it compiled, so a second compile in one process says nothing
     const start = (pkg: string, flags: string[] = []): string => {
-      const run = spawnSync(process.execPath, [...flags, join(pkg, 'bin', 'dsh.cjs'), '--version'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'dsh-bundle' }, timeout: 60_000 })
+      const run = spawnSync(process.execPath, [...flags, join(pkg, 'bin', 'dsh.cjs'), '--version'], { cwd: pkg, encoding: 'utf8', env: dshEnv({ NODE_DEBUG: 'dsh-bundle' }), timeout: 60_000 })
       expect(run.status, run.stderr).toBe(0)
       expect(run.stdout).toMatch(/^dsh \d+\.\d+\.\d+/)
       return /code cache ([^\n]+)/.exec(run.stderr)?.[1] ?? `no report in ${run.stderr}`
@@ -164,7 +165,7 @@ describe('the CLI bundle', () => {
       expect(start(packageCopy(), ['--enable-source-maps'])).toBe('unused (source maps)')
       const config = join(dir, 'source-maps.yml')
       writeFileSync(config, `dataDir: ${join(dir, '.dsh')}\nplugins:\n  workspace-tools:\n    workspace: ${dir}\n  ${JSON.stringify(FIXTURE)}: {}\n`)
-      const run = spawnSync(process.execPath, ['--enable-source-maps', BIN, 'exec', 'shared_copies', '{}', '--config', config, '--json'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
+      const run = spawnSync(process.execPath, ['--enable-source-maps', BIN, 'exec', 'shared_copies', '{}', '--config', config, '--json'], { cwd: dir, env: dshEnv(), encoding: 'utf8', timeout: 60_000 })
       expect(run.status, run.stderr).toBe(0)
       expect(JSON.parse(run.stdout).result.value).toMatchObject({ cordis: true, kernel: true, workspaceTools: true, libKernel: false, kernelUrl: pathToFileURL(join(root, 'core/dsh/dist/shared/dsh-kernel.js')).href })
     }, 60_000)
@@ -177,7 +178,7 @@ describe('the CLI bundle', () => {
     it('dsh mcp with the default set answers tools/list without loading either', async () => {
       const cwd = mkdtempSync(join(dir, 'mcp-'))
       const trace = join(cwd, 'trace.json')
-      const child = spawn(process.execPath, ['--require', VENDOR_TRACE, BIN, 'mcp'], { cwd, env: { ...process.env, DSH_TEST_VENDOR_TRACE: trace, NODE_DEBUG: 'esm' }, stdio: ['pipe', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['--require', VENDOR_TRACE, BIN, 'mcp'], { cwd, env: dshEnv({ DSH_TEST_VENDOR_TRACE: trace, NODE_DEBUG: 'esm' }), stdio: ['pipe', 'pipe', 'pipe'] })
       let stderr = ''
       // the ES modules node loaded by the first answer (NODE_DEBUG=esm prints each as it stores it)
       let modulesBeforeAnswer: string[] | undefined
@@ -255,7 +256,7 @@ process.stdout.write(JSON.stringify({ cache, parsed: yaml.parse('plugins:\\n  wo
       writeFileSync(config, `dataDir: ${join(cwd, '.dsh')}\nplugins:\n  workspace-tools:\n    workspace: ${cwd}\n`)
       const run = (args: string) => {
         const trace = join(cwd, `trace-${args.length}.json`)
-        const result = spawnSync(process.execPath, ['--require', VENDOR_TRACE, BIN, 'exec', 'ls', args, '--config', config, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DSH_TEST_VENDOR_TRACE: trace }, timeout: 60_000 })
+        const result = spawnSync(process.execPath, ['--require', VENDOR_TRACE, BIN, 'exec', 'ls', args, '--config', config, '--json'], { cwd, encoding: 'utf8', env: dshEnv({ DSH_TEST_VENDOR_TRACE: trace }), timeout: 60_000 })
         return { ...result, loaded: traced(trace) }
       }
       const good = run(JSON.stringify({ path: cwd }))

@@ -177,3 +177,17 @@ it('a plugin directory is walked again only when a directory in it changed: a fi
   expect(added.walked).toBe(1)
   expect(next?.tree.files).toEqual([entry, join(dir, 'plugin/lib/a.mjs'), join(dir, 'plugin/lib/b.mjs')].sort())
 })
+
+it('a build\'s declaration files are not code: a .d.ts beside the entry is not in the tree, and its change reloads nothing', async () => {
+  mkdirSync(join(dir, 'plugin'))
+  const entry = file('plugin/index.js', 'export const name = "declared"\n')
+  const declarations = ['index.d.ts', 'index.d.mts', 'index.d.cts'].map((name) => file(`plugin/${name}`, 'export declare const name = "declared"\n'))
+  const script = file('plugin/types.ts', 'export const t = 1\n')
+  const code = pluginCode(entry, tmpdir())!
+  expect(code.tree.files).toEqual([entry, script])
+  await sleep(SETTLE_MS)
+  for (const path of declarations) writeFileSync(path, 'export declare const name: string\n')
+  expect(changedCode(code, new CodeScan())).toBeUndefined()
+  writeFileSync(entry, 'export const name = "changed"\n')
+  expect(changedCode(code, new CodeScan())).toBeDefined()
+})

@@ -13,6 +13,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { readProtected } from '@dsh/sandbox'
+import { dshEnv } from '../cache-home.js'
 
 const CLI = path.join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
@@ -24,7 +25,7 @@ afterEach(() => {
 })
 
 function dsh(cwd: string, ...args: string[]) {
-  const run = spawnSync(process.execPath, [CLI, 'sandbox', ...args], { cwd, encoding: 'utf8', timeout: 30_000, env: process.env })
+  const run = spawnSync(process.execPath, [CLI, 'sandbox', ...args], { cwd, encoding: 'utf8', timeout: 30_000, env: dshEnv() })
   return { code: run.status, out: run.stdout, err: run.stderr }
 }
 

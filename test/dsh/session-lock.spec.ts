@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 // the session lock is private to dsh's CLI: tested here on purpose
-import { lockSession, pidAlive, SessionLockedError } from '../../core/dsh/src/sessions/lock.js'
+import { pidAlive } from '@dsh/kernel'
+import { lockSession, SessionLockedError } from '../../core/dsh/src/sessions/lock.js'
 
 const dirs: string[] = []
 const children: ChildProcess[] = []

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Context } from 'cordis'
 import { createKernel } from 'dsh'
 import { testTool } from 'dsh/testing'
+import { dshEnv } from '../cache-home.js'
 
 const CLI = join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 let dir: string
@@ -20,7 +21,7 @@ beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'dsh-sessions-')) })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 function dsh(...args: string[]) {
-  const run = spawnSync(process.execPath, [CLI, 'sessions', ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000 })
+  const run = spawnSync(process.execPath, [CLI, 'sessions', ...args], { cwd: dir, env: dshEnv(), encoding: 'utf8', timeout: 30_000 })
   return { code: run.status, out: run.stdout, err: run.stderr }
 }
 
@@ -70,7 +71,7 @@ describe('dsh sessions list', { timeout: 90_000 }, () => {
     await writeSessions()
     mkdirSync(join(dir, 'sub'))
     writeFileSync(join(dir, 'sub/dsh.yml'), 'dataDir: ../.dsh\n')
-    const viaConfig = spawnSync(process.execPath, [CLI, 'sessions', 'list'], { cwd: join(dir, 'sub'), encoding: 'utf8', timeout: 30_000 })
+    const viaConfig = spawnSync(process.execPath, [CLI, 'sessions', 'list'], { cwd: join(dir, 'sub'), env: dshEnv(), encoding: 'utf8', timeout: 30_000 })
     expect(viaConfig.stdout).toMatch(/^work /m)
     expect(dsh('list', '--data-dir', join(dir, 'nowhere')).out).toMatch(/^no sessions in /)
   })

@@ -14,6 +14,7 @@ import type { RegistrySnapshot } from '@dsh/tool-cordis'
 import { locateJsonError, parseJsonArgument } from '../../core/dsh/src/cli/json-argument.js'
 import { Tmux } from '../ui-approval/tmux.js'
 import { CLI, exitCodeIn, runCli, type Run } from './cli.js'
+import { CACHE_HOME } from '../cache-home.js'
 
 const root = join(import.meta.dirname, '../..')
 const fixtures = join(root, 'test/fixtures')
@@ -345,7 +346,7 @@ describe.skipIf(!hasTmux)('dsh exec on a terminal (tmux): ui-approval answers', 
   async function ask() {
     tmux = new Tmux()
     const exit = join(dir, 'exit-code')
-    tmux.start(`'${process.execPath}' '${CLI}' exec needs_ok '{}' --session tty; echo $? > '${exit}'; sleep 30`, dir)
+    tmux.start(`XDG_CACHE_HOME='${CACHE_HOME}' '${process.execPath}' '${CLI}' exec needs_ok '{}' --session tty; echo $? > '${exit}'; sleep 30`, dir)
     const screen = await tmux.waitFor((s) => s.includes('Approval needed') && s.trimEnd().endsWith('└'), 'the approval prompt')
     const code = () => exitCodeIn(exit, () => tmux!.screen())
     return { tmux, screen, code }
@@ -353,7 +354,7 @@ describe.skipIf(!hasTmux)('dsh exec on a terminal (tmux): ui-approval answers', 
 
   it('dsh inspect colours its tree on a terminal', async () => {
     tmux = new Tmux()
-    tmux.start(`'${process.execPath}' '${CLI}' inspect --no-probe; sleep 30`, dir)
+    tmux.start(`XDG_CACHE_HOME='${CACHE_HOME}' '${process.execPath}' '${CLI}' inspect --no-probe; sleep 30`, dir)
     await tmux.waitFor((s) => s.includes('└─ plugins ('), 'the tree')
     const coloured = execFileSync('tmux', ['-L', tmux.socket, 'capture-pane', '-p', '-e', '-t', 'ui', '-S', '-200'], { encoding: 'utf8' })
     expect(coloured).toMatch(/\x1b\[[0-9;]*m/)

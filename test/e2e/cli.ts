@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { dshEnv } from '../cache-home.js'
 
 // the command users run: bin/dsh.cjs (the package's bin), which runs the bundle (dist/) the build made
 export const CLI = join(import.meta.dirname, '../../core/dsh/bin/dsh.cjs')
@@ -18,7 +19,7 @@ export interface Run {
 
 export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '', ...env } })
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: dshEnv({ NO_COLOR: '', ...env }) })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))

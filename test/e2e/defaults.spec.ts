@@ -7,11 +7,12 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RegistrySnapshot } from '@dsh/tool-cordis'
 import { sandboxBackend, skipWhen } from '../backends.js'
 import { runCli as dsh } from './cli.js'
 import { assertBuilt, CLI } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 const root = join(import.meta.dirname, '../..')
 const DEFAULT_PLUGINS = ['workspace-tools', 'timeout-policy', 'spill-policy', 'repeat-tool-reminder', 'hooks-claude-code', 'claude-code-permissions']
@@ -27,7 +28,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 describe('no config: the built-in default set', () => {
   it('dsh mcp serves read, write, edit, ls, grep, glob and bash to the official MCP client', async () => {
     writeFileSync(join(dir, 'hello.txt'), 'hello from the workspace\n')
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, stderr: 'pipe' })
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, env: dshEnv({}, getDefaultEnvironment()), stderr: 'pipe' })
     let stderr = ''
     ;(transport.stderr as Readable).on('data', (c) => (stderr += c))
     const client = new Client({ name: 'dsh-e2e', version: '1.0.0' })

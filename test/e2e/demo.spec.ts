@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { sandboxBackend } from '../backends.js'
+import { dshEnv } from '../cache-home.js'
 
 const cli = join(import.meta.dirname, '../../core/dsh/bin/dsh.js')
 const backend = await sandboxBackend()
@@ -10,7 +11,7 @@ const REFUSAL = { bwrap: /Read-only file system/, 'landlock-ns': /Read-only file
 
 describe('dsh demo', () => {
   it('runs the scripted session and prints its audit timeline', () => {
-    const run = spawnSync(process.execPath, [cli, 'demo'], { encoding: 'utf8', timeout: 120_000 })
+    const run = spawnSync(process.execPath, [cli, 'demo'], { env: dshEnv(), encoding: 'utf8', timeout: 120_000 })
     expect(run.stderr).toBe('')
     expect(run.status).toBe(0)
     const out = run.stdout
@@ -32,7 +33,7 @@ describe('dsh demo', () => {
   })
 
   it('stops quietly when its reader goes away', () => {
-    const run = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" demo | head -1`], { encoding: 'utf8', timeout: 120_000 })
+    const run = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" demo | head -1`], { env: dshEnv(), encoding: 'utf8', timeout: 120_000 })
     expect(run.stdout).toMatch(/^dsh demo/)
     expect(run.stderr).toBe('')
   })

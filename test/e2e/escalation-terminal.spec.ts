@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Tmux } from '../ui-approval/tmux.js'
 import { CLI, exitCodeIn } from './cli.js'
+import { CACHE_HOME } from '../cache-home.js'
 
 const root = join(import.meta.dirname, '../..')
 const hasTmux = (() => { try { execFileSync('tmux', ['-V']); return true } catch { return false } })()
@@ -60,7 +61,7 @@ async function exec(withRules: boolean) {
   writeFileSync(join(dir, 'ask.json'), ASK)
   tmux = new Tmux()
   const exit = join(dir, 'exit-code')
-  tmux.start(`HOME='${dir}' '${process.execPath}' '${CLI}' exec write '{"file_path":"${dir}/out.txt","content":"written once"}'; echo $? > '${exit}'; sleep 60`, dir)
+  tmux.start(`HOME='${dir}' XDG_CACHE_HOME='${CACHE_HOME}' '${process.execPath}' '${CLI}' exec write '{"file_path":"${dir}/out.txt","content":"written once"}'; echo $? > '${exit}'; sleep 60`, dir)
   const screen = await tmux.waitFor((s) => s.includes('Approval needed') && s.trimEnd().endsWith('└'), 'the approval prompt', 60_000)
   const code = () => exitCodeIn(exit, () => tmux!.screen(), 60_000)
   return { tmux: tmux!, screen, code }

@@ -11,8 +11,9 @@ import type { Readable } from 'node:stream'
 import { stringify } from 'yaml'
 import { afterEach, beforeAll } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { dshEnv } from '../cache-home.js'
 
 /** what an elicitation handler gets besides the form: its `signal` aborts when the server withdraws the form */
 export interface ElicitExtra {
@@ -165,6 +166,8 @@ export async function connect(ws: Workspace, options: StartOptions = {}): Promis
     command: process.execPath,
     args: [CLI, 'mcp', '--config', ws.config, ...(options.watch ? ['--watch'] : []), ...(options.args ?? [])],
     cwd: ws.dir,
+    // what the SDK passes by default, and a cache of the test file's own
+    env: dshEnv({}, getDefaultEnvironment()),
     stderr: 'pipe',
   })
   const stderr = new Output(transport.stderr as Readable)

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { assertBuilt, CLI } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 const run = promisify(execFile)
 const INSPECTOR = join(import.meta.dirname, '../../node_modules/@modelcontextprotocol/inspector-cli/build/cli.js')
@@ -34,7 +35,7 @@ function project(): string {
 }
 
 async function inspector(cwd: string, ...args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, [INSPECTOR, '--cli', process.execPath, CLI, 'mcp', ...args], { cwd, timeout: 60_000 })
+  const { stdout } = await run(process.execPath, [INSPECTOR, '--cli', process.execPath, CLI, 'mcp', ...args], { cwd, env: dshEnv(), timeout: 60_000 })
   return JSON.parse(stdout)
 }
 

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { assertBuilt, CLI, errorCode, fixture, Output, until, Workspace } from './mcp-helpers.js'
 import { startReceiver, type Receiver } from '../otel/otlp-receiver.js'
+import { dshEnv } from '../cache-home.js'
 
 beforeAll(assertBuilt)
 
@@ -31,7 +32,7 @@ async function serve(ws: Workspace, env: Record<string, string>, args: string[] 
     command: process.execPath,
     args: [CLI, 'mcp', '--config', ws.config, ...args],
     cwd: ws.dir,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: ws.dir, ...env },
+    env: dshEnv(env, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: ws.dir }),
     stderr: 'pipe',
   })
   const stderr = new Output(transport.stderr as Readable)
@@ -104,8 +105,9 @@ describe('dsh mcp --otel', () => {
     const { receiver, ws } = await setup()
     const { client, stderr } = await serve(ws, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '10' }, [])
     await client.callTool({ name: 'echo', arguments: { command: 'hi' } })
+    // the server has exited once close() resolves: a request of ours after that is answered after any it sent
     await client.close()
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect((await fetch(`${receiver.url}/after-the-server`)).status).toBe(404)
     expect(receiver.spans).toHaveLength(0)
     expect(stderr.text).not.toMatch(/tracing to/)
   })
@@ -118,7 +120,7 @@ describe('dsh mcp --otel', () => {
       ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', /OTEL_EXPORTER_OTLP_PROTOCOL="grpc".*HTTP/],
       ['OTEL_LOG_LEVEL', 'loud', /OTEL_LOG_LEVEL="loud"/],
     ] as const) {
-      const run = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--otel'], { cwd: ws.dir, env: { PATH: process.env.PATH, [variable]: value }, input: '', encoding: 'utf8', timeout: 15_000 })
+      const run = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--otel'], { cwd: ws.dir, env: dshEnv({ [variable]: value }, { PATH: process.env.PATH }), input: '', encoding: 'utf8', timeout: 15_000 })
       expect(run.status).toBe(2)
       expect(run.stderr).toMatch(says)
       expect(run.stdout).toBe('')

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { assertBuilt, CLI, fixture, until, Workspace } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 let ws: Workspace | undefined
 const children: ChildProcessWithoutNullStreams[] = []
@@ -23,7 +24,7 @@ afterEach(() => {
 
 /** The CLI with raw pipes: send JSON-RPC lines, read stdout and stderr. */
 function raw(args: string[], cwd: string) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env: dshEnv(), stdio: ['pipe', 'pipe', 'pipe'] })
   children.push(child)
   const out = { stdout: '', stderr: '' }
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out.stdout += c))

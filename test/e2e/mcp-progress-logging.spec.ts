@@ -68,10 +68,9 @@ describe('dsh mcp: audit events as log messages', () => {
     const logs = collectLogs(client)
     await client.callTool({ name: 'echo', arguments: { command: 'before' } })
     await ws.waitForEvent((e) => e.type === 'tool/result', 'the first result')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(logs).toEqual([])
-
+    // its answer comes after any message the server sent before reading it
     await client.setLoggingLevel('info')
+    expect(logs).toEqual([])
     await client.callTool({ name: 'echo', arguments: { command: 'hi' } })
     await client.callTool({ name: 'echo', arguments: { command: 'rm -rf /' } })
     const denial = await until(() => logs.find((l) => (l.data as any)?.type === 'tool/result' && (l.data as any).data.isError), 'the denial as a log message')
@@ -98,7 +97,8 @@ describe('dsh mcp: audit events as log messages', () => {
     await client.callTool({ name: 'echo', arguments: { command: 'hi' } })
     await client.callTool({ name: 'echo', arguments: { command: 'rm x' } })
     await until(() => logs.length > 0, 'a log message')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // a round trip: what the server sent before answering it has arrived
+    await client.ping()
     expect(logs.map((l) => [l.level, (l.data as any).type])).toEqual([['warning', 'tool/result']])
   })
 })

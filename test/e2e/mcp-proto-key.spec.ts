@@ -4,41 +4,31 @@
  * a schema with additionalProperties: false exactly as "constructor" is, and
  * kept as plain data (logged, nothing re-prototyped) by an open schema.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { assertBuilt, CLI, fixture, until, Workspace } from './mcp-helpers.js'
+import { assertBuilt, fixture, Workspace } from './mcp-helpers.js'
+import { rawServer, type RawServer } from './mcp-raw.js'
 
 let ws: Workspace | undefined
-const children: ChildProcessWithoutNullStreams[] = []
+let server: RawServer | undefined
 
 beforeAll(assertBuilt)
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+afterEach(async () => {
+  // the server first, then its workspace
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL')
+    await server.exited
+  }
+  server = undefined
   ws?.cleanup()
   ws = undefined
 })
-
-function serve(cwd: string, config: string) {
-  const child = spawn(process.execPath, [CLI, 'mcp', '--config', config], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
-  children.push(child)
-  let stdout = ''
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
-  child.stderr.resume()
-  const messages = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
-  return {
-    child,
-    /** one line, written as given: an object literal could not carry an own "__proto__" key */
-    line: (text: string) => child.stdin.write(`${text}\n`),
-    reply: (id: number) => until(() => messages().find((m) => m.id === id), `the reply to request ${id}`),
-  }
-}
 
 const call = (id: number, name: string, args: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`
 
 describe('dsh mcp: a "__proto__" argument key', () => {
   it('is refused by additionalProperties: false like "constructor", and kept as data by an open schema', async () => {
     ws = new Workspace({ plugins: { 'workspace-tools': {}, [fixture('echo-tool.mjs')]: {} } })
-    const server = serve(ws.dir, ws.config)
+    server = rawServer(['--config', ws.config], ws.dir)
     server.line('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}')
     await server.reply(1)
     server.line('{"jsonrpc":"2.0","method":"notifications/initialized"}')

@@ -7,6 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { afterEach } from 'vitest'
 import { CLI, until } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 export interface RawServer {
   child: ChildProcessWithoutNullStreams
@@ -35,7 +36,7 @@ afterEach(() => {
 })
 
 export function rawServer(args: string[], cwd: string, options: { read?: boolean; env?: Record<string, string> } = {}): RawServer {
-  const child = spawn(process.execPath, [CLI, 'mcp', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
+  const child = spawn(process.execPath, [CLI, 'mcp', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: dshEnv(options.env) })
   children.push(child)
   let err = ''
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c))

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { CLI, connect, errorCode, fixture, mcpServers, text } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 const start = mcpServers()
 
@@ -59,10 +60,10 @@ describe('dsh mcp --session', { timeout: 90_000 }, () => {
 
   it('an unknown or malformed id exits 2 naming it, and creates nothing', async () => {
     const { ws } = await start(plugins)
-    const unknown = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', 'no-such-session'], { cwd: ws.dir, input: '', encoding: 'utf8', timeout: 30_000 })
+    const unknown = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', 'no-such-session'], { cwd: ws.dir, env: dshEnv(), input: '', encoding: 'utf8', timeout: 30_000 })
     expect(unknown.status).toBe(2)
     expect(unknown.stderr).toMatch(/--session: no session "no-such-session"/)
-    const bad = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', '../escape'], { cwd: ws.dir, input: '', encoding: 'utf8', timeout: 30_000 })
+    const bad = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', '../escape'], { cwd: ws.dir, env: dshEnv(), input: '', encoding: 'utf8', timeout: 30_000 })
     expect(bad.status).toBe(2)
     expect(bad.stderr).toMatch(/--session: "\.\.\/escape" is not a session id/)
     expect(readdirSync(join(ws.dir, '.dsh/sessions')).filter((f) => f.includes('no-such') || f.includes('escape'))).toEqual([])

@@ -9,6 +9,7 @@ import { readdirSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { CLI, connect, mcpServers, until } from './mcp-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 const start = mcpServers()
 
@@ -23,7 +24,7 @@ describe('dsh mcp --session holds the session', { timeout: 90_000 }, () => {
     await ws.waitForEvent((e) => e.type === 'mcp/connected', 'the first server\'s mcp/connected')
     const before = ws.events().length
 
-    const second = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', id], { cwd: ws.dir, input: '', encoding: 'utf8', timeout: 30_000 })
+    const second = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', id], { cwd: ws.dir, env: dshEnv(), input: '', encoding: 'utf8', timeout: 30_000 })
     expect(second.status, second.stderr).toBe(2)
     expect(second.stderr).toContain(`session ${JSON.stringify(id)} is in use by process ${holder}`)
     expect(ws.events()).toHaveLength(before)
@@ -42,11 +43,11 @@ describe('dsh mcp --session holds the session', { timeout: 90_000 }, () => {
     try {
       await again.stderr.waitFor(/resumed session/)
       // while it runs, it holds the session in turn
-      const third = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', id], { cwd: ws.dir, input: '', encoding: 'utf8', timeout: 30_000 })
+      const third = spawnSync(process.execPath, [CLI, 'mcp', '--config', ws.config, '--session', id], { cwd: ws.dir, env: dshEnv(), input: '', encoding: 'utf8', timeout: 30_000 })
       expect(third.status).toBe(2)
       expect(third.stderr).toContain(`is in use by process ${again.transport.pid}`)
       // nor does dsh exec append to it
-      const exec = spawnSync(process.execPath, [CLI, 'exec', '--config', ws.config, '--session', id, 'ls', '{}'], { cwd: ws.dir, input: '', encoding: 'utf8', timeout: 30_000 })
+      const exec = spawnSync(process.execPath, [CLI, 'exec', '--config', ws.config, '--session', id, 'ls', '{}'], { cwd: ws.dir, env: dshEnv(), input: '', encoding: 'utf8', timeout: 30_000 })
       expect(exec.status, exec.stderr).toBe(2)
       expect(exec.stderr).toContain(`is in use by process ${again.transport.pid}`)
     } finally {

@@ -1,7 +1,7 @@
 /**
  * `dsh mcp --watch` and what a call can do to the config it runs under
  * (issue 29, item 1): under workspace-write, on every backend here, a call
- * cannot change dsh.yml at all, and nothing is reloaded; a change a call
+ * cannot change dsh.yml at all, and nothing it did is reloaded; a change a call
  * makes anyway (in danger-full-access, where nothing confines it) is not
  * applied, and the refusal reaches the session log, stderr and the client;
  * a change a person makes with no call in flight is applied as before.
@@ -49,16 +49,21 @@ describe('dsh mcp --watch: a config change made inside a call', () => {
         expect(text(sed)).toMatch(/sed=[1-9]/)
         expect(text(echo)).toMatch(/echo=[1-9]/)
       }
-      // a probe call after the watcher's debounce: still confined, not backend none
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // a person's edit after the calls: reloads run one after another, so once this one is reported
+      // every reload the calls' writes caused has run
+      ws.write({ sandbox: { mode: 'workspace-write', backends: [backend] }, plugins: { ...plugins(), [fixture('echo-tool.mjs')]: { prefix: 'v2:' } } })
+      await conn.stderr.waitFor(/reloaded .*changed 1/, 'the reload of the person\'s edit')
+      expect(text(await client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('v2:x')
+      // a probe call after it: still confined, not backend none
       // /var/tmp: outside the workspace and, unlike /tmp, not private to the sandbox
       const outside = `/var/tmp/dsh-protect-escape-${process.pid}-${backend}`
       const after = await client.callTool(bash(`echo escaped > ${outside}; echo "rc=$?"`))
       expect(text(after)).toMatch(/rc=[1-9]/)
       expect(existsSync(outside)).toBe(false)
       expect(ws.events().filter((e) => e.type === 'tool/result' && e.data.name === 'bash').every((e) => e.data.sandbox?.backend === backend)).toBe(true)
-      expect(ws.events().some((e) => e.type === 'mcp/reloaded')).toBe(false)
-      expect(conn.stderr.text).not.toMatch(/reloaded/)
+      // the person's edit is the one reload that changed anything
+      expect(ws.events().filter((e) => e.type === 'mcp/reloaded').map((e) => e.data)).toEqual([{ added: [], removed: [], changed: [fixture('echo-tool.mjs')] }])
+      expect(conn.stderr.text.match(/reloaded/g)).toHaveLength(1)
     })
   }
 

@@ -4,7 +4,7 @@
  * changed; an invalid edit keeps the old set working; `tools/change` for any
  * other reason is announced too; a change of a plugin's code reloads it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -18,6 +18,21 @@ const base = {
     [fixture('echo-tool.mjs')]: { prefix: 'v1:' },
     [fixture('deny-pattern.mjs')]: { tool: 'echo', pattern: '^rm ' },
   },
+}
+
+/** The inodes process `pid` watches through inotify (`/proc/<pid>/fdinfo`: `inotify wd:… ino:<hex> …`). */
+function watchedInodes(pid: number): number[] {
+  const inodes: number[] = []
+  for (const fd of readdirSync(`/proc/${pid}/fdinfo`)) {
+    let info: string
+    try {
+      info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8')
+    } catch {
+      continue
+    }
+    for (const match of info.matchAll(/^inotify wd:\S+ ino:([0-9a-f]+)/gm)) inodes.push(Number.parseInt(match[1], 16))
+  }
+  return inodes
 }
 
 async function start(config: object, watch = true) {
@@ -84,13 +99,15 @@ describe('dsh mcp --watch', () => {
     expect(errorCode(await client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('UNKNOWN_TOOL')
   })
 
-  it('without --watch, editing the file changes nothing', async () => {
-    const { ws, conn, client } = await start(base, false)
-    ws.write({ plugins: { ...base.plugins, [fixture('echo-tool.mjs')]: { prefix: 'v2:' } } })
-    // the watcher would reload within its 100 ms debounce; give it ten times that
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-    expect(text(await client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('v1:x')
-    expect(conn.stderr.text).not.toMatch(/reload/)
+  it('without --watch, the config\'s directory is not watched and editing the file changes nothing; with it, it is', async () => {
+    const unwatched = await start(base, false)
+    // what would reload is a watch on the directory: the server's inotify watches are all there is to wait for
+    expect(watchedInodes(unwatched.conn.transport.pid!)).not.toContain(statSync(unwatched.ws.dir).ino)
+    unwatched.ws.write({ plugins: { ...base.plugins, [fixture('echo-tool.mjs')]: { prefix: 'v2:' } } })
+    expect(text(await unwatched.client.callTool({ name: 'echo', arguments: { command: 'x' } }))).toBe('v1:x')
+    expect(unwatched.conn.stderr.text).not.toMatch(/reload/)
+    const watched = await start(base)
+    expect(watchedInodes(watched.conn.transport.pid!)).toContain(statSync(watched.ws.dir).ino)
   })
 
   it('a tool set change without a reload (a tool registered at run time) is announced too', async () => {

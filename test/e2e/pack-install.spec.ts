@@ -10,13 +10,13 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { sandboxBackend, skipWhen } from '../backends.js'
+import { cleanEnv, outsideDir } from './outside.js'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const target = `${process.platform}-${process.arch}`
@@ -62,16 +62,6 @@ function hidden(argv: string[]): string[] {
   return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o ro,size=4k dsh-hidden "$0" && exec "$@"', root, ...argv]
 }
 
-/** PATH without any directory inside the repository (vitest runs with node_modules/.bin on it). */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('npm_') && !key.startsWith('VITEST')) env[key] = value
-  env.PATH = (process.env.PATH ?? '').split(':').filter((dir) => dir && path.relative(root, dir).startsWith('..')).join(':')
-  delete env.NODE_PATH
-  delete env.NODE_OPTIONS
-  return env
-}
-
 let work: string
 let project: string
 
@@ -81,8 +71,7 @@ function run(argv: string[], timeout = 120_000, cwd = project, env: Record<strin
 }
 
 beforeAll(() => {
-  work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-pack-')))
-  expect(path.relative(root, work).startsWith('..'), 'the project lies outside the repository').toBe(true)
+  work = outsideDir('dsh-pack-')
   const packs = path.join(work, 'tarballs')
   project = path.join(work, 'project')
   fs.mkdirSync(packs)

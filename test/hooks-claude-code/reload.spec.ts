@@ -4,7 +4,7 @@
  * call until it is fixed. Protected settings: a file a confined command could
  * write is refused.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -12,6 +12,8 @@ import { KernelError } from '@dsh/kernel'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import { describeError } from '@dsh/kernel'
 import { fixture, group, hooksKernel, plug, type HooksKernel } from './helpers.js'
+// the watcher's debounce is private to the plugin: read here on purpose, to be due when it is
+import { RELOAD_DEBOUNCE_MS } from '../../plugins/hooks-claude-code/src/limits.js'
 
 let k: HooksKernel | undefined
 let t: TestKernel | undefined
@@ -104,8 +106,21 @@ describe('reload', () => {
     let reloads = 0
     k.ctx.on('hooks/reloaded', () => { reloads++ })
     k.fork.dispose()
+    // a watcher of the test's own on the same directory, debounced as the plugin's: libuv hands one
+    // change to every watcher of a directory in one dispatch, so an open plugin watcher's timer is due
+    // with this one's, and has fired (its reload is synchronous) once this one's has
+    const settled = new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      const watcher = watch(join(k.dir, '.claude'), () => {
+        clearTimeout(timer)
+        timer = setTimeout(() => {
+          watcher.close()
+          setImmediate(resolve)
+        }, RELOAD_DEBOUNCE_MS)
+      })
+    })
     k.write(SETTINGS, exit2())
-    await new Promise((r) => setTimeout(r, 300))
+    await settled
     expect(reloads).toBe(0)
   })
 })

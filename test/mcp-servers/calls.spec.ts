@@ -1,15 +1,11 @@
 // Upstream tools as dsh tools: named mcp__<server>__<tool>, with the upstream
 // schema, annotations and output schema, results with content and value, each
 // call in the session log with the sandbox that confined the server.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { fixtureServer, kernelWith, stop, text, toolNames } from './helpers.js'
+import { fixtureServer, kernelWith, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 describe('mcp-servers: calls', () => {
   it('registers each upstream tool as mcp__<server>__<tool> with its metadata', async () => {

@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildSync } from 'esbuild'
+import { afterEach } from 'vitest'
 import { createTestKernel, type TestKernel } from 'dsh/testing'
 import type { ToolResult } from '@dsh/tools'
 // the plugin's events (mcp-servers/exited, mcp-servers/skipped) on ctx.on
@@ -55,12 +56,22 @@ export interface Options {
   approval?: Record<string, unknown>
 }
 
+const running = new Set<TestKernel>()
+
+/** After every test, what it started and did not stop is stopped (registered once per spec file that imports this). */
+afterEach(async () => {
+  for (const k of [...running]) await stop(k)
+})
+
+/** A test kernel with mcp-servers configured by `options`; stopped after the test unless the test stops it. */
 export async function kernelWith(options: Options): Promise<TestKernel> {
-  return createTestKernel({
+  const k = await createTestKernel({
     ...(options.approval ? { approval: options.approval as any } : {}),
     sandbox: { ...options.sandbox },
     plugins: { ...options.plugins, 'mcp-servers': { servers: options.servers ?? {}, restartBackoffMs: 50, ...options.config } },
   })
+  running.add(k)
+  return k
 }
 
 export const text = (r: ToolResult) => r.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
@@ -97,6 +108,7 @@ export function serverPids(dir: string): number[] {
 
 /** Stop the kernel, wait (bounded) for its servers' processes to go, then remove its directory; says whether they went. */
 export async function stop(k: TestKernel): Promise<boolean> {
+  running.delete(k)
   await k.dispose()
   const gone = await eventually(() => serverPids(k.dir).length === 0)
   await k.cleanup()

@@ -2,15 +2,11 @@
 // validator refuses, a 50 MB result, a result that is not MCP, a server that
 // never answers initialize, one that floods notifications — each a clear
 // error or a skipped tool with its reason, never a crashed kernel or a hung call.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { eventually, fixtureServer, kernelWith, nodeServer, RAW, serverPids, stop, text, toolNames } from './helpers.js'
+import { eventually, fixtureServer, kernelWith, nodeServer, RAW, serverPids, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 describe('mcp-servers: hostile servers', () => {
   it('tools with names dsh cannot take or schemas the validator rejects are skipped, each with its reason', async () => {

@@ -2,15 +2,11 @@
 // restart → given up (mcp-servers/exited), list_changed followed, a call's
 // cancel reaching the server, progress forwarded, the kernel's stop leaving no
 // process behind.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { eventually, fixtureServer, kernelWith, serverPids, stop, text, toolNames } from './helpers.js'
+import { eventually, fixtureServer, kernelWith, serverPids, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 describe('mcp-servers: lifecycle', () => {
   it('a crash ends the call TOOL_FAILED with the stderr tail; the server is restarted; repeated crashes remove its tools', async () => {

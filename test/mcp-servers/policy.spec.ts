@@ -4,15 +4,11 @@
 // call never reaches the server.
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { answerApprovals, type TestKernel } from 'dsh/testing'
-import { eventually, fixtureServer, kernelWith, stop, text } from './helpers.js'
+import { eventually, fixtureServer, kernelWith, text } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 const permissions = (rules: Record<string, string[]>) => ({ 'claude-code-permissions': { settingsFiles: [], permissions: rules } })
 const writeServer = () => ({ fix: fixtureServer({ sandbox: { mode: 'workspace-write' } }) })

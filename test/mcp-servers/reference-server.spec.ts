@@ -5,22 +5,18 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { TestKernel } from 'dsh/testing'
-import { kernelWith, reachableScript, stop, text, toolNames } from './helpers.js'
+import { kernelWith, reachableScript, text, toolNames } from './helpers.js'
 
 const require = createRequire(import.meta.url)
 // (from a checkout under /tmp, bundled into one file a confined server can read: reachableScript)
 const MEMORY = reachableScript(path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js'))
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 const memory = (file: string, mode = 'workspace-write') => ({ mem: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: file }, sandbox: { mode } } })
 

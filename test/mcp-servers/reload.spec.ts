@@ -1,15 +1,11 @@
 // A reload that adds, removes or changes one server touches only that one:
 // the others keep their processes, and a call running on one of them during
 // the reload finishes with its result.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { eventually, FIXTURE, kernelWith, processesWith, stop, text, toolNames } from './helpers.js'
+import { eventually, FIXTURE, kernelWith, processesWith, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 /** a fixture server whose processes can be told apart by a marker in their argv */
 const marked = (marker: string, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FIXTURE, marker], ...extra })
@@ -26,8 +22,13 @@ describe('mcp-servers: reload', () => {
     k = await kernelWith({ servers: { a: marked(a), b: marked(b) } })
     const bPids = processesWith(b)
     expect(bPids.length).toBeGreaterThan(0)
+    // the reload starts once the call's body runs, not after a guess at how long that takes
+    const inBody = new Promise<void>((resolve) => k!.ctx.on('tools/execute', (exec, next) => {
+      if (exec.name === 'mcp__b__sleep') resolve()
+      return next()
+    }))
     const running = k.call('mcp__b__sleep', { ms: 1500 })
-    await new Promise((r) => setTimeout(r, 200))
+    await inBody
     await reloadWith(k, { b: marked(b), c: marked(c) })
     const r = await running
     expect(r.isError, text(r)).toBe(false)

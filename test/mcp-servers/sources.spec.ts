@@ -4,15 +4,11 @@
 // server dsh cannot take is skipped with its file, never stopping the kernel.
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestKernel } from 'dsh/testing'
-import { FIXTURE, kernelWith, stop, text, toolNames } from './helpers.js'
+import { FIXTURE, kernelWith, text, toolNames } from './helpers.js'
 
 let k: TestKernel | undefined
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-})
 
 describe('mcp-servers: sources', () => {
   it('the project\'s .mcp.json is read; servers wins over it by name; exclude leaves one out', async () => {

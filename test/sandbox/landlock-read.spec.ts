@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
+import { dirsUnder, settled } from './settled.js'
 import { bundledLauncher, DEFAULT_LIMITS, landlockArgs, landlockReadRules, PROTECTED_NAMES, type ResolvedPolicy } from '@dsh/sandbox'
 
 let base: string
@@ -38,14 +39,14 @@ describe('the Landlock carve', () => {
     fs.mkdirSync(path.join(dir, 'b'))
     const denied = path.join(dir, 'secret')
     // Why wait: a listing of a directory changed in the last two seconds is never kept (coarse file times)
-    await new Promise((r) => setTimeout(r, 2100))
+    await settled(dirsUnder(dir))
     const p = policy('/nonexistent-ws', [denied])
     expect(ro(landlockReadRules(p, ['--ro', dir]).rules)).toEqual([dir]) // nothing to carve yet
     fs.mkdirSync(denied)
     const carved = landlockReadRules(p, ['--ro', dir])
     expect(ro(carved.rules)).toEqual([path.join(dir, 'a'), path.join(dir, 'b')])
     expect(carved.hidden).toEqual([denied])
-    await new Promise((r) => setTimeout(r, 2100))
+    await settled(dirsUnder(dir))
     expect(ro(landlockReadRules(p, ['--ro', dir]).rules)).toEqual([path.join(dir, 'a'), path.join(dir, 'b')]) // kept
     // a link planted later beside it, leading into it, must not reuse the old listing (its rule would be the denied inode's)
     fs.symlinkSync('secret', path.join(dir, 'c'))

@@ -8,7 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { noneLeftWith } from '../processes.js'
+import { noneLeftWith, pidAlive } from '../processes.js'
+import { controlConnection } from './control.js'
 
 const dir = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run')
 const bin = path.join(dir, 'landlock-run')
@@ -105,15 +106,6 @@ afterEach(() => {
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
 
 async function waitFor<T>(what: string, get: () => T | undefined, ms = 5000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
@@ -512,8 +504,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const before = tcpConnections
       const r = await perl(['--no-net'], 'tcp', String(tcpPort))
       expect(r.stdout).toBe('EACCES\n')
-      await sleep(100)
-      expect(tcpConnections).toBe(before)
+      await controlConnection({ host: '127.0.0.1', port: tcpPort }, () => tcpConnections, before)
+      expect(tcpConnections).toBe(before + 1)
     })
 
     it('--no-net denies UDP: nothing reaches a local UDP socket', async () => {
@@ -524,10 +516,10 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       try {
         const port = String(udp.address().port)
         expect((await perl(['--no-net'], 'udp', port)).stdout).toBe('EACCES\n')
-        await sleep(150)
-        expect(received).toBe(0)
         expect((await perl([], 'udp', port)).stdout).toBe('ok\n') // the control
         await waitFor('the datagram', () => (received > 0 ? true : undefined))
+        // datagrams to one socket queue in the order sent: the control's is the only one
+        expect(received).toBe(1)
       } finally {
         udp.close()
       }
@@ -577,8 +569,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       try {
         expect((await perl([], 'abstract', name)).stdout).toBe('EPERM\n') // scoping
         expect((await perl(['--no-net'], 'abstract', name)).stdout).toBe('EACCES\n') // seccomp
-        await sleep(100)
-        expect(connections).toBe(0)
+        await controlConnection({ path: `\0${name}` }, () => connections, 0)
+        expect(connections).toBe(1)
       } finally {
         server.close()
       }
@@ -595,8 +587,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       await new Promise<void>((r) => server.listen(sock, r))
       try {
         expect((await perl(['--no-net'], 'unix', sock)).stdout).toBe('EACCES\n')
-        await sleep(100)
-        expect(connections).toBe(0)
+        await controlConnection({ path: sock }, () => connections, 0)
+        expect(connections).toBe(1)
         // Network on: only Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX) can refuse it.
         const on = await perl([], 'unix', sock)
         if (abi >= 9) expect(on.stdout).toBe('EACCES\n')
@@ -636,7 +628,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(r.code).toBe(0)
       const grandchild = Number(r.stdout.trim())
       expect(grandchild).toBeGreaterThan(0)
-      expect(alive(grandchild)).toBe(false)
+      expect(pidAlive(grandchild)).toBe(false)
       // gone, not slept on: left alive, the grandchild touches `late` before it ends
       expect(await noneLeftWith(token)).toBe(true)
       expect(fs.existsSync(path.join(rw, 'late'))).toBe(false)
@@ -648,7 +640,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(r.code).toBe(0)
       const inner = readPid(path.join(rw, 'inner'))()
       expect(inner).toBeGreaterThan(0)
-      expect(alive(inner!)).toBe(false)
+      expect(pidAlive(inner!)).toBe(false)
     })
 
     it('forwards SIGTERM to the command and exits 128+15', async () => {
@@ -660,7 +652,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const r = await launcher.done
       expect(r.code).toBe(143)
       expect(Date.now() - sent).toBeLessThan(900) // it did not need the grace period
-      expect(alive(cmd)).toBe(false)
+      expect(pidAlive(cmd)).toBe(false)
     })
 
     it('SIGKILLs a command that ignores the forwarded SIGTERM after the grace period', async () => {
@@ -673,7 +665,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       expect(r.code).toBe(137)
       expect(Date.now() - sent).toBeGreaterThanOrEqual(900)
       expect(Date.now() - sent).toBeLessThan(3000)
-      expect(alive(cmd)).toBe(false)
+      expect(pidAlive(cmd)).toBe(false)
     })
 
     it('forwards other signals (SIGUSR1) without ending the call', async () => {
@@ -695,7 +687,7 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const cmd = await waitFor('the command pid', readPid(path.join(rw, 'pid')))
       signal(launcher, 'SIGKILL')
       expect((await launcher.done).signal).toBe('SIGKILL')
-      await waitFor('the command to die', () => (alive(cmd) ? undefined : true))
+      await waitFor('the command to die', () => (pidAlive(cmd) ? undefined : true))
     })
 
     it('cleans up when its own caller dies', async () => {
@@ -709,8 +701,8 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       const launcher = readPid(path.join(rw, 'launcher'))()
       expect(cmd).toBeGreaterThan(0)
       expect(launcher).toBeGreaterThan(0)
-      await waitFor('the command to die', () => (alive(cmd!) ? undefined : true))
-      await waitFor('the launcher to exit', () => (alive(launcher!) ? undefined : true))
+      await waitFor('the command to die', () => (pidAlive(cmd!) ? undefined : true))
+      await waitFor('the launcher to exit', () => (pidAlive(launcher!) ? undefined : true))
     })
   })
 })

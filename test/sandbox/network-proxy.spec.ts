@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KernelError, Session } from '@dsh/kernel'
 import { decideConnection, hostAllowed, MAX_RECORDED_UNAUTHORIZED, NetworkProxy, resolveNetwork, SandboxService, type ProxyConnection, type ProxyLease, type ResolvedNetworkRules } from '@dsh/sandbox'
 import { startWeb, testLookup, type Web } from './network-helpers.js'
+import { controlConnection } from './control.js'
 
 const rules = (allow: string[], deny: string[] = []) => resolveNetwork({ allow, deny }) as ResolvedNetworkRules
 
@@ -244,8 +245,8 @@ describe('the network proxy', () => {
       expect(plain.toString()).toMatch(/^HTTP\/1\.1 403 /)
       const refused = await talk(lease.endpoint.port, ...socks('allowed.test', target.port, cred))
       expect([...refused.subarray(0, 6)]).toEqual([5, 2, 1, 0, 5, 2])
-      await new Promise((done) => setTimeout(done, 100))
-      expect(target.count()).toBe(0)
+      await controlConnection({ host: '127.0.0.1', port: target.port }, target.count, 0)
+      expect(target.count()).toBe(1)
       const reason = 'allowed.test resolves to 127.0.0.1, a loopback address; an allowed name may lead to a local address only when the address itself or local:allowed.test is in the allow list'
       const remedy = 'To allow it: add "local:allowed.test" (or the address 127.0.0.1) to sandbox.network.allow in dsh.yml, if that host\'s own services are meant to be reached.'
       expect(seen).toEqual([1, 2, 3].map(() => ({ host: 'allowed.test', port: target.port, allowed: false, reason, remedy })))
@@ -346,8 +347,8 @@ describe('the network proxy', () => {
       expect([...noAuth]).toEqual([5, 255])
       const wrong = await talk(lease.endpoint.port, ...socks('allowed.test', target.port, { username: 'dsh', password: 'guess' }))
       expect([...wrong]).toEqual([5, 2, 1, 1])
-      await new Promise((done) => setTimeout(done, 100))
-      expect(target.count()).toBe(0)
+      await controlConnection({ host: '127.0.0.1', port: target.port }, target.count, 0)
+      expect(target.count()).toBe(1)
       expect(seen.map((c) => [c.host, c.allowed, c.reason])).toEqual([
         ['allowed.test', false, 'no proxy credential'],
         ['allowed.test', false, 'wrong proxy credential'],
@@ -360,8 +361,9 @@ describe('the network proxy', () => {
       expect((await ask(auth(cred))).toString()).toMatch(/^HTTP\/1\.1 200 /)
       const through = await talk(lease.endpoint.port, ...socks('allowed.test', target.port, cred))
       expect([...through.subarray(0, 6)]).toEqual([5, 2, 1, 0, 5, 0])
-      await new Promise((done) => setTimeout(done, 100))
-      expect(target.count()).toBe(2)
+      // the first control, the two through the proxy, then this control
+      await controlConnection({ host: '127.0.0.1', port: target.port }, target.count, 3)
+      expect(target.count()).toBe(4)
     } finally {
       proxy.close()
       target.close()

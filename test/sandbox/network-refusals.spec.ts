@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NetworkProxy, resolveNetwork, type ProxyLease, type ResolvedNetworkRules } from '@dsh/sandbox'
 import { sandboxBackend, skipWhen } from '../backends.js'
 import { startWeb, testLookup, type Web } from './network-helpers.js'
+import { dshEnv } from '../cache-home.js'
 
 const run = promisify(execFile)
 const CURL = '/usr/bin/curl'
@@ -102,7 +103,7 @@ describe.skipIf(noBundle)('the CLI bundle\'s proxy', () => {
     const config = path.join(dir, 'dsh.yml')
     fs.writeFileSync(config, `dataDir: ${path.join(dir, '.dsh')}\nsandbox:\n  workspace: ${dir}\n  network: { allow: [allowed.test] }\nplugins:\n  workspace-tools: {}\n`)
     const command = 'curl -sS -i --max-time 8 http://denied.test/; curl -sS -i --max-time 8 --proxytunnel http://denied.test/; curl -sS --max-time 8 --proxy "$ALL_PROXY" http://denied.test/'
-    const out = spawnSync(process.execPath, [BIN, 'exec', 'bash', JSON.stringify({ command }), '--config', config, '--json'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
+    const out = spawnSync(process.execPath, [BIN, 'exec', 'bash', JSON.stringify({ command }), '--config', config, '--json'], { cwd: dir, env: dshEnv(), encoding: 'utf8', timeout: 60_000 })
     const value = JSON.parse(out.stdout).result.value as { stdout: string; stderr: string }
     expect(value.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden/)
     expect(value.stdout).toContain(`is not allowed: denied.test is not in the network allow list. ${REMEDY}`)

@@ -15,6 +15,7 @@ import { SandboxService, type Confined, type LocalBackend, type NetworkPolicy } 
 import { lacks, skipWhen } from '../backends.js'
 import { cleanTemps, NET_PROBE, runConfined, sleep, tmp } from '../adversarial/harness.js'
 import { networkEvents, startWeb, testLookup, type Web } from './network-helpers.js'
+import { controlConnection, controlDatagram } from './control.js'
 
 const CURL = '/usr/bin/curl'
 const haveCurl = fs.existsSync(CURL)
@@ -180,8 +181,8 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as LocalBackend[]) {
         const r = await sh(`/usr/bin/perl ${tools}/net.pl udp ${dns.address().port}; /usr/bin/getent hosts allowed.test; echo "getent=$?"`, { allow: ['*'] })
         expect(r.stdout.split('\n')[0]).toBe('EACCES')
         expect(r.stdout).toMatch(/getent=2/)
-        await sleep(150)
-        expect(received).toBe(0)
+        await controlDatagram(dns.address().port, () => received, 0)
+        expect(received).toBe(1)
       } finally {
         dns.close()
       }
@@ -196,8 +197,8 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as LocalBackend[]) {
         const probes = ['socket netlink', 'socket unix_stream', 'socket unix_dgram', `unix ${sock}`, 'listen', 'bind_path /tmp/x.sock']
         const r = await sh(probes.map((p) => `/usr/bin/perl ${tools}/net.pl ${p}`).join('; '), { allow: ['*'] })
         expect(r.stdout.trim().split('\n')).toEqual(['EACCES', 'EACCES', 'EACCES', 'EACCES', 'EACCES', 'EACCES'])
-        await sleep(100)
-        expect(hits).toBe(0)
+        await controlConnection({ path: sock }, () => hits, 0)
+        expect(hits).toBe(1)
       } finally {
         unix.close()
       }

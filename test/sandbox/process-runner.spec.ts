@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startProcess, type ProcessOptions } from '@dsh/sandbox'
 import { group, hooksKernel, preHooks, type HooksKernel } from '../hooks-claude-code/helpers.js'
 import { setup, teardown } from '../workspace-tools/helpers.js'
-import { alive, gone } from '../processes.js'
+import { gone, pidAlive } from '../processes.js'
 
 const linux = process.platform === 'linux'
 const dirs: string[] = []
@@ -96,7 +96,7 @@ describe.skipIf(!linux)('startProcess', () => {
     rmSync(join(dir, 'pid'))
     expect((await startProcess({ ...base(dir, orphan) }).done).exitCode).toBe(0)
     const left = await pidFrom(join(dir, 'pid'))
-    expect(alive(left)).toBe(true)
+    expect(pidAlive(left)).toBe(true)
   })
 
   it('the caller\'s abort ends it as aborted; an abort before the start runs nothing', async () => {

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, protectedStamp, readProtected, restoreProtected, scanProtected, snapshotProtected, unrestoredFile } from '@dsh/sandbox'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
+import { dirsUnder, settled } from './settled.js'
 
 // the stamp test reads the ledger's directory time: no other test file may touch this file's ledger
 usePrivateTmpdir('dsh-protected-tmp-')
@@ -93,17 +94,17 @@ describe('the scan below the top, kept between calls', () => {
     const names = [...PROTECTED_NAMES, '.github/workflows']
     const scan = () => [...scanProtected([ws], names).deep].sort()
     // Why wait: a listing of a directory changed in the last two seconds is never kept (coarse file times)
-    await new Promise((r) => setTimeout(r, 2100))
+    await settled(dirsUnder(ws))
     expect(scan()).toEqual([])
     expect(scan()).toEqual([])
     fs.writeFileSync(path.join(ws, 'pkg/.envrc'), '')
     expect(scan()).toEqual([path.join(ws, 'pkg/.envrc')])
     fs.renameSync(path.join(ws, 'pkg/deep/er/still'), path.join(ws, 'pkg/still'))
     expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/still/.envrc')])
-    await new Promise((r) => setTimeout(r, 2100))
+    await settled(dirsUnder(ws))
     expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/still/.envrc')])
     fs.mkdirSync(path.join(ws, 'pkg/.github'))
-    await new Promise((r) => setTimeout(r, 2100))
+    await settled(dirsUnder(ws))
     expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/still/.envrc')])
     fs.mkdirSync(path.join(ws, 'pkg/.github/workflows')) // only pkg/.github changes
     expect(scan()).toEqual([path.join(ws, 'pkg/.envrc'), path.join(ws, 'pkg/.github/workflows'), path.join(ws, 'pkg/still/.envrc')])
@@ -208,14 +209,7 @@ describe('the ledger of protected entries in use', () => {
   it('protectedStamp, kept while the ledger directory stands still, changes when a call takes the entry and when its holder dies', async () => {
     const { ws, claude, file } = claudeWorkspace()
     // wait (bounded) until the ledger's directory is old enough for a stamp to be kept
-    const settled = async () => {
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
-        if (Date.now() - fs.statSync(ledgerDir()).ctimeMs > 2_100) return true
-        await new Promise((r) => setTimeout(r, 100))
-      }
-      return false
-    }
-    await settled()
+    await settled([ledgerDir()])
     const free = protectedStamp(file)
     expect(protectedStamp(file)).toBe(free)
     // another process takes .claude for its call and holds it
@@ -229,7 +223,7 @@ describe('the ledger of protected entries in use', () => {
       const held = protectedStamp(file)
       expect(held).not.toBe(free)
       expect(held).toMatch(/^h/)
-      expect(await settled()).toBe(true)
+      await settled([ledgerDir()])
       expect(protectedStamp(file)).toBe(held)
       // its process dies: nothing in the ledger directory changes, the stamp must still
       const gone = new Promise((r) => holder.once('exit', r))

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createKernel } from 'dsh'
 import { sandboxEnv, SandboxService, startProcess, type Confined, type LocalBackend, type SandboxConfig, type SandboxMode } from '@dsh/sandbox'
 import { LINUX_BACKENDS, lacks } from '../backends.js'
-import { alive, gone } from '../processes.js'
+import { gone, pidAlive } from '../processes.js'
 
 const temps: string[] = []
 function workspace(): string {
@@ -109,7 +109,7 @@ for (const backend of LINUX_BACKENDS) {
       expect(r.stdout).not.toContain('s3cret')
       expect(await gone(ownSlot)).toBe(true)
       // another service's slot is its own: untouched
-      expect(alive(built)).toBe(true)
+      expect(pidAlive(built)).toBe(true)
     })
 
     it('a changed workspace discards the slot', async () => {
@@ -150,7 +150,7 @@ for (const backend of LINUX_BACKENDS) {
       // plain Landlock shows the host's /proc (`host-processes`: any process's fd names, one-shot alike); the others their own
       if (backend !== 'landlock') expect(r.stdout).not.toMatch(/listed-/)
       expect(r.stdout).toContain('end')
-      expect(alive(other)).toBe(true)
+      expect(pidAlive(other)).toBe(true)
       // still good for its own call
       expect(await call(ws, 'echo ro', 'read-only')).toMatchObject({ code: 0, stdout: 'ro\n' })
       expect(await gone(other)).toBe(true)

@@ -66,6 +66,16 @@ async function kernel(mode: 'native' | 'code', plugins: Record<string, object> =
 
 const code = (program: string) => ({ code: program })
 
+/** Calls `name` with a caller's signal, aborts it once the listening body runs: the call ends ABORTED, and the body heard the caller's reason. */
+async function callerAborts({ k, heard, running }: Awaited<ReturnType<typeof kernel>>, name: string, args: object = {}): Promise<void> {
+  const caller = new AbortController()
+  const pending = k.call(name, args, { signal: caller.signal })
+  await running
+  caller.abort(new Error('caller gave up'))
+  expect((await pending).error?.code).toBe('ABORTED')
+  expect(heard).toEqual({ same: 'true', listen: 'caller gave up' })
+}
+
 describe('one signal a body listens to', () => {
   it("timeout-policy's deadline reaches exec.signal, which is call.signal", async () => {
     const { k, heard } = await kernel('native', { 'timeout-policy': { tools: { listen: 30 } } })
@@ -75,13 +85,7 @@ describe('one signal a body listens to', () => {
   })
 
   it("the caller's abort reaches exec.signal under a deadline wrapper too", async () => {
-    const { k, heard, running } = await kernel('native', { 'timeout-policy': { tools: { listen: GIVE_UP_MS * 2 } } })
-    const caller = new AbortController()
-    const pending = k.call('listen', {}, { signal: caller.signal })
-    await running
-    caller.abort(new Error('caller gave up'))
-    expect((await pending).error?.code).toBe('ABORTED')
-    expect(heard).toEqual({ same: 'true', listen: 'caller gave up' })
+    await callerAborts(await kernel('native', { 'timeout-policy': { tools: { listen: GIVE_UP_MS * 2 } } }), 'listen')
   })
 
   it("a sub-call's own deadline reaches the sub-call body through ToolCall.execute", async () => {
@@ -99,13 +103,7 @@ describe('one signal a body listens to', () => {
   })
 
   it("the caller's abort reaches a sub-call body through ToolCall.execute", async () => {
-    const { k, heard, running } = await kernel('native', { 'timeout-policy': { tools: { outer: GIVE_UP_MS * 2, listen: GIVE_UP_MS * 2 } } })
-    const caller = new AbortController()
-    const pending = k.call('outer', {}, { signal: caller.signal })
-    await running
-    caller.abort(new Error('caller gave up'))
-    expect((await pending).error?.code).toBe('ABORTED')
-    expect(heard).toEqual({ same: 'true', listen: 'caller gave up' })
+    await callerAborts(await kernel('native', { 'timeout-policy': { tools: { outer: GIVE_UP_MS * 2, listen: GIVE_UP_MS * 2 } } }), 'outer')
   })
 
   it("under code mode, a program's sub-call hears its own deadline", async () => {
@@ -131,22 +129,10 @@ describe('one signal a body listens to', () => {
   })
 
   it("under code mode, the caller's abort reaches a program's sub-call body", async () => {
-    const { k, heard, running } = await kernel('code', { 'timeout-policy': { tools: { listen: GIVE_UP_MS * 2 } } })
-    const caller = new AbortController()
-    const pending = k.call('run_code', code('await tools.listen({}); return 1'), { signal: caller.signal })
-    await running
-    caller.abort(new Error('caller gave up'))
-    expect((await pending).error?.code).toBe('ABORTED')
-    expect(heard).toEqual({ same: 'true', listen: 'caller gave up' })
+    await callerAborts(await kernel('code', { 'timeout-policy': { tools: { listen: GIVE_UP_MS * 2 } } }), 'run_code', code('await tools.listen({}); return 1'))
   })
 
   it('a call under no wrapper hands the body the caller\'s signal as both', async () => {
-    const { k, heard, running } = await kernel('native')
-    const caller = new AbortController()
-    const pending = k.call('listen', {}, { signal: caller.signal })
-    await running
-    caller.abort(new Error('caller gave up'))
-    expect((await pending).error?.code).toBe('ABORTED')
-    expect(heard).toEqual({ same: 'true', listen: 'caller gave up' })
+    await callerAborts(await kernel('native'), 'listen')
   })
 })

@@ -128,12 +128,13 @@ describe('gate 3: tools/execute', () => {
 
   it('completes a call whose plugin is disposed while the body runs', async () => {
     const gate = deferred()
+    const inBody = deferred()
     const fork = plugin(k, 'p', (ctx) => {
-      ctx.tools.register(testTool('t', async () => { await gate.promise; return 'done' }))
+      ctx.tools.register(testTool('t', async () => { inBody.resolve(); await gate.promise; return 'done' }))
       ctx.on('tools/post-execute', ({ result }, next) => next())
     })
     const running = k.call('t', {})
-    await new Promise((r) => setTimeout(r, 5))
+    await inBody.promise
     fork.dispose()
     gate.resolve()
     const result = await running

@@ -109,14 +109,12 @@ describe.skipIf(!hasTmux)('ui-approval in a real terminal (tmux)', () => {
 
   it('offers "allow for this session" only for a grantable request: without it, a is no answer and y allows once', async () => {
     const { tmux, out } = run('ungrantable')
-    let screen = await tmux.waitFor((s) => prompting(s)('make deploy'), 'the prompt')
+    const screen = await tmux.waitFor((s) => prompting(s)('make deploy'), 'the prompt')
     expect(screen).toMatch(/y\s+Allow once/)
     expect(screen).not.toContain('Allow for this session')
+    // keys are read in order: had a answered (a session grant) or opened the reason form (y typed
+    // into it), the one outcome would not be y's
     tmux.keys('a')
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    screen = tmux.screen()
-    expect(outcomes(results(out))).toEqual({})
-    expect(screen).not.toContain('Reason for denying')
     tmux.keys('y')
     const lines = await waitForResults(out, done, 'the fixture to finish')
     expect(outcomes(lines)).toEqual({ ungrantable: { kind: 'approved', grant: 'once' } })

@@ -24,6 +24,8 @@ interface Site {
   hits: string[]
   /** bytes /big wrote before the client went away */
   bigSent: () => number
+  /** resolves once the last /big response closed (the client went away, or it was all written) */
+  bigClosed: () => Promise<void>
   close(): Promise<void>
 }
 
@@ -35,6 +37,7 @@ const HEAVY = `<html><body>${'<div><ul><li><table><tr><td><b>x</b> <a href="/y">
 async function site(): Promise<Site> {
   const hits: string[] = []
   let bigSent = 0
+  let bigClosed = Promise.resolve()
   const server = http.createServer((req, res) => {
     hits.push(String(req.url))
     const port = (server.address() as { port: number }).port
@@ -60,6 +63,7 @@ async function site(): Promise<Site> {
           }
           res.end()
         }
+        bigClosed = new Promise((resolve) => res.on('close', resolve))
         res.on('close', () => res.destroy())
         return pump()
       }
@@ -71,6 +75,7 @@ async function site(): Promise<Site> {
     port: (server.address() as { port: number }).port,
     hits,
     bigSent: () => bigSent,
+    bigClosed: () => bigClosed,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())
@@ -173,7 +178,7 @@ describe('web_fetch', () => {
     expect(text(r).match(/a{1000,}/)![0].length).toBe(100_000)
     expect(resultEvent('wf5')).toMatchObject({ fetch: { bytes: 100_000, truncated: true } })
     // the server stopped well short of 50 MB: socket buffers, not the body, are what it wrote past the cap
-    await new Promise((done) => setTimeout(done, 200))
+    await web.bigClosed()
     expect(web.bigSent()).toBeLessThan(20 * 1024 * 1024)
   })
 

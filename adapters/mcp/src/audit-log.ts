@@ -6,7 +6,8 @@
  * a gate, an approval denied), at `error` for a reload that failed or was
  * refused, at `info` otherwise — when that level is at or
  * above the client's. Before a level is set nothing is sent (the SDK alone
- * would send everything). Events are sent in order, batched on the next turn
+ * would send everything) but what server.ts sends itself: a reload that
+ * failed or was refused. Events are sent in order, batched on the next turn
  * of the event loop, off the pipeline's path.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'

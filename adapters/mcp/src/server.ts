@@ -93,7 +93,7 @@ export interface DshMcpServer {
   /** the connection's session, once the client is initialized */
   readonly session: Session | undefined
   connect(transport: Transport): Promise<void>
-  /** `kernel.reload()` (re-reading the config file), logged in the session; the client is notified if its tool list changed */
+  /** `kernel.reload()` (re-reading the config file), logged in the session; the client is notified if its tool list changed, and told of a failure at level `error` */
   reload(): Promise<ReloadSummary>
   /** a reload not applied: logged in the session (`mcp/reload-refused`) and sent to the client at level `error` */
   refuseReload(refusal: { files: string[]; calls: string[]; message: string }): Promise<void>
@@ -292,6 +292,12 @@ export function createMcpServer(starting: McpKernel | Promise<McpKernel>, option
     if (running.size) log(`dsh mcp: ${running.size} cancelled call(s) still running after ${grace} ms; closing anyway`)
   }
 
+  // Why directly: a client that set no log level hears of no event, and a reload that did not happen it must hear of
+  const tellUnlevelled = async (data: { type: string; message: string } & Record<string, unknown>) => {
+    if (audit.level !== undefined || !initialized) return
+    await server.sendLoggingMessage({ level: 'error', logger: 'dsh', data }).catch((error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
+  }
+
   return {
     server,
     get session() {
@@ -311,16 +317,15 @@ export function createMcpServer(starting: McpKernel | Promise<McpKernel>, option
         }
         return summary
       } catch (error) {
-        await session?.append('mcp/reload-failed', { error: describeError(error) }).catch(() => {})
+        const message = describeError(error)
+        await session?.append('mcp/reload-failed', { error: message }).catch(() => {})
+        await tellUnlevelled({ type: 'mcp/reload-failed', message })
         throw error
       }
     },
     async refuseReload(refusal) {
       await session?.append('mcp/reload-refused', { files: refusal.files, calls: refusal.calls, reason: refusal.message }).catch(() => {})
-      // Why directly too: a client that set no log level hears of no event, and this one it must hear of
-      if (audit.level === undefined && initialized) {
-        await server.sendLoggingMessage({ level: 'error', logger: 'dsh', data: { type: 'mcp/reload-refused', files: refusal.files, calls: refusal.calls, message: refusal.message } }).catch((error) => log(`dsh mcp: could not send a log message: ${describeError(error)}`))
-      }
+      await tellUnlevelled({ type: 'mcp/reload-refused', files: refusal.files, calls: refusal.calls, message: refusal.message })
     },
     close(reason) {
       return (closed ??= (async () => {

@@ -142,6 +142,7 @@ A [dsh](https://www.npmjs.com/package/dsh) plugin, \`${pluginName}\`: it registe
     npm install
     npm test        # builds, then runs test/plugin.test.ts against the real pipeline (dsh/testing)
     npx dsh exec ${toolName} '{"name": "world"}'    # through ./dsh.yml, which loads lib/src/index.js
+    npx dsh mcp --watch    # serve it to an MCP client; each npm run build reloads it
 
 \`dsh\` and \`cordis\` are peer dependencies: the plugin runs on the host's copies, the ones that own
 the context and the services. They are dev dependencies too, to build and test — on the very copies

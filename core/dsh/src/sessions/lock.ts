@@ -8,6 +8,7 @@
  * finds the first one's live lock.
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { pidAlive } from '@dsh/kernel'
 import { SESSION_ID } from './store.js'
 
 /** Another live process holds the session (or its lock could not be taken over). */
@@ -36,16 +37,6 @@ function ageMs(path: string): number {
     return Date.now() - statSync(path).mtimeMs
   } catch {
     return 0
-  }
-}
-
-/** Whether a process with this pid exists (one we may not signal exists too). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

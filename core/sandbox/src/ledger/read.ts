@@ -21,9 +21,9 @@
  */
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { dirname, relative, sep } from 'node:path'
-import { describeError } from '@dsh/kernel'
+import { describeError, pidAlive } from '@dsh/kernel'
 import { stampOf } from '../protected/dir-stamp.js'
-import { alive, isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, reclaimAbandoned, stateFile, unrestoredFile, unrestoredReason, type State } from './lease.js'
+import { isPrivateDir, ledgerDir, ledgerPath, lockDir, readState, reclaimAbandoned, stateFile, unrestoredFile, unrestoredReason, type State } from './lease.js'
 import type { ProtectedEntry } from '../protected/entries.js'
 import type { Snapshot } from '../protected/restore.js'
 
@@ -131,7 +131,7 @@ export function protectedStamp(file: string): string {
   const now = checked ? stampOf(st) : undefined
   if (now !== undefined && kept?.stamp === now) {
     const known = kept.files.get(file)
-    if (known && known.pids.every(alive)) return known.stamp
+    if (known && known.pids.every(pidAlive)) return known.stamp
   } else {
     kept = now === undefined ? undefined : { stamp: now, files: new Map() }
   }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describeError, KernelError } from '@dsh/kernel'
+import { describeError, KernelError, pidAlive } from '@dsh/kernel'
 import { isInside } from '../paths.js'
 import { kindOf, replacedDirectory, type ProtectedEntry } from '../protected/entries.js'
 import { unchanged } from '../protected/restore.js'
@@ -27,16 +27,6 @@ export interface State {
   holders: Holder[]
   /** the writable roots of the lease that recorded it: where the way to the entry starts (restore-ancestors.ts) */
   roots?: string[]
-}
-
-/** Whether the process with this pid exists (one we may not signal exists too). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
@@ -102,7 +92,7 @@ function unlock(lock: string): void {
 function stale(lock: string): boolean {
   try {
     const owner = Number(readFileSync(join(lock, 'owner'), 'utf8'))
-    return Number.isInteger(owner) && owner > 0 && !alive(owner)
+    return Number.isInteger(owner) && owner > 0 && !pidAlive(owner)
   } catch {
     try {
       return Date.now() - statSync(lock).mtimeMs > OWNERLESS_STALE_MS
@@ -124,7 +114,7 @@ export function readState(file: string, path: string): State | undefined {
     const state = JSON.parse(readFileSync(file, 'utf8')) as State
     if (state?.entry?.path !== path || !Array.isArray(state.holders)) return undefined
     const roots = Array.isArray(state.roots) && state.roots.every((r) => typeof r === 'string') ? { roots: state.roots } : {}
-    return { entry: state.entry, holders: state.holders.filter((h) => Number.isInteger(h?.pid) && typeof h.id === 'string' && alive(h.pid)), ...roots }
+    return { entry: state.entry, holders: state.holders.filter((h) => Number.isInteger(h?.pid) && typeof h.id === 'string' && pidAlive(h.pid)), ...roots }
   } catch {
     return undefined
   }

@@ -1,7 +1,7 @@
 /**
  * What a plugin loaded from a path is made of, for telling whether its code
  * changed: the script files in its entry's directory tree (skipping
- * node_modules and dot directories) — or the entry alone when that directory
+ * node_modules, dot directories and TypeScript declarations) — or the entry alone when that directory
  * holds the config file (the project's, not the plugin's own) or the tree is
  * too big to be the plugin's own.
  */
@@ -10,6 +10,8 @@ import { dirname, join, relative } from 'node:path'
 import { CodeScan } from './scan.js'
 
 const SCRIPT = /\.(?:[cm]?[jt]sx?|json)$/
+// Why not code: nothing runs a declaration, and a build writing them after the scripts would reload twice
+const DECLARATION = /\.d\.[cm]?ts$/
 const MAX_FILES = 500
 const MAX_DIRS = 100
 
@@ -56,7 +58,7 @@ function walk(root: string, scan: CodeScan): { tree: WalkedTree | undefined; dir
       if (item.name.startsWith('.') || item.name === 'node_modules') continue
       const path = join(dir, item.name)
       if (item.isDirectory()) todo.push(path)
-      else if (item.isFile() && SCRIPT.test(item.name)) files.push(path)
+      else if (item.isFile() && SCRIPT.test(item.name) && !DECLARATION.test(item.name)) files.push(path)
       if (files.length > MAX_FILES) return { tree: undefined, dirs }
     }
   }
