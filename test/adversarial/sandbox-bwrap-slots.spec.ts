@@ -1,23 +1,7 @@
 // The bwrap backend under the same attacks, each command run in a sandbox built ahead for its view
 // (landlock-run --slot, the pool's path): see sandbox-bwrap.spec.ts.
 import { runThroughSlots } from './harness.js'
-import { attackSuite } from './attacks.js'
-import { holesSuite } from './holes.js'
-import { limitsSuite } from './limits.js'
-import { namespaceSuite } from './namespace-only.js'
-import { protectedPathsSuite } from './protected-paths.js'
-import { protectedRenamesSuite } from './protected-renames.js'
-import { readOnlyPathsSuite } from './read-only-paths.js'
-import { readDenySuite } from './read-deny.js'
-import { resolvedSwapSuite } from './resolved-swap.js'
+import { backendSuites } from './backend-suites.js'
 
 runThroughSlots()
-await attackSuite('bwrap')
-await holesSuite('bwrap')
-await limitsSuite('bwrap')
-await namespaceSuite('bwrap')
-await readDenySuite('bwrap')
-await protectedPathsSuite('bwrap')
-await protectedRenamesSuite('bwrap')
-await readOnlyPathsSuite('bwrap')
-await resolvedSwapSuite('bwrap')
+await backendSuites('bwrap')

@@ -1,20 +1,4 @@
 // The bubblewrap backend under attack (see attacks.ts, holes.ts, limits.ts and namespace-only.ts).
-import { attackSuite } from './attacks.js'
-import { holesSuite } from './holes.js'
-import { limitsSuite } from './limits.js'
-import { namespaceSuite } from './namespace-only.js'
-import { protectedPathsSuite } from './protected-paths.js'
-import { protectedRenamesSuite } from './protected-renames.js'
-import { readOnlyPathsSuite } from './read-only-paths.js'
-import { readDenySuite } from './read-deny.js'
-import { resolvedSwapSuite } from './resolved-swap.js'
+import { backendSuites } from './backend-suites.js'
 
-await attackSuite('bwrap')
-await holesSuite('bwrap')
-await limitsSuite('bwrap')
-await namespaceSuite('bwrap')
-await readDenySuite('bwrap')
-await protectedPathsSuite('bwrap')
-await protectedRenamesSuite('bwrap')
-await readOnlyPathsSuite('bwrap')
-await resolvedSwapSuite('bwrap')
+await backendSuites('bwrap')

@@ -1,23 +1,7 @@
 // The landlock-ns backend under the same attacks, each command run in a sandbox built ahead for its view
 // (landlock-run --slot, the pool's path): see sandbox-landlock-ns.spec.ts.
 import { runThroughSlots } from './harness.js'
-import { attackSuite } from './attacks.js'
-import { holesSuite } from './holes.js'
-import { limitsSuite } from './limits.js'
-import { namespaceSuite } from './namespace-only.js'
-import { protectedPathsSuite } from './protected-paths.js'
-import { protectedRenamesSuite } from './protected-renames.js'
-import { readOnlyPathsSuite } from './read-only-paths.js'
-import { readDenySuite } from './read-deny.js'
-import { resolvedSwapSuite } from './resolved-swap.js'
+import { backendSuites } from './backend-suites.js'
 
 runThroughSlots()
-await attackSuite('landlock-ns')
-await holesSuite('landlock-ns')
-await limitsSuite('landlock-ns')
-await namespaceSuite('landlock-ns')
-await protectedPathsSuite('landlock-ns')
-await readDenySuite('landlock-ns')
-await protectedRenamesSuite('landlock-ns')
-await readOnlyPathsSuite('landlock-ns')
-await resolvedSwapSuite('landlock-ns')
+await backendSuites('landlock-ns')

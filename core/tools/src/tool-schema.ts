@@ -2,17 +2,10 @@
  * A tool as the model and the hosts see it: the definition's name, title, description, schemas
  * and annotations, without its body.
  */
-import type { JsonSchema, ToolAnnotations, ToolDefinition } from './types.js'
+import type { ToolDefinition } from './types.js'
 
-export interface ToolSchema {
-  name: string
-  /** present only when the definition has one */
-  title?: string
-  description: string
-  parameters: JsonSchema
-  annotations?: ToolAnnotations
-  outputSchema?: JsonSchema
-}
+/** The definition's fields the model and hosts see (`title`, `annotations`, `outputSchema` only when set). */
+export type ToolSchema = Pick<ToolDefinition, 'name' | 'title' | 'description' | 'parameters' | 'annotations' | 'outputSchema'>
 
 /** The frozen projection of a (frozen) definition: the optional fields only when set. */
 export function projectSchema(def: ToolDefinition): ToolSchema {
