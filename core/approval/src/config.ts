@@ -3,7 +3,7 @@
  * boundary with the bad value and its key in the message.
  */
 import Schema from 'schemastery'
-import { KernelError, rejectUnknownKeys } from '@dsh/kernel'
+import { KernelError, rejectUnknownKeys, MAX_TIMER_MS } from '@dsh/kernel'
 import type { ApprovalPolicy } from './events.js'
 import { getPreset } from './presets.js'
 
@@ -24,7 +24,7 @@ export interface ResolvedApprovalConfig {
 
 export const DEFAULT_TIMEOUT_MS = 600_000
 /** setTimeout fires at once for longer delays */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1
+export const MAX_TIMEOUT_MS = MAX_TIMER_MS
 
 export const ApprovalConfigSchema: Schema<ApprovalConfig> = Schema.object({
   policy: Schema.union(['ask', 'never'] as const).description('ask: consult listeners; never: deny every request'),

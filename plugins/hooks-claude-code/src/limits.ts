@@ -1,9 +1,10 @@
 /**
  * Fixed limits of the hook runner.
  */
+import { MAX_TIMER_MS } from '@dsh/kernel'
 
 /** The longest timer Node honours, in seconds. */
-export const MAX_TIMEOUT_SECONDS = 2_147_483
+export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000)
 
 /** From SIGTERM to SIGKILL when a hook is ended: a hook has no launcher of its own to reap for. */
 export const KILL_GRACE_MS = 250

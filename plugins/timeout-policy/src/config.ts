@@ -4,9 +4,10 @@
  * but got -5`).
  */
 import Schema from 'schemastery'
+import { MAX_TIMER_MS } from '@dsh/kernel'
 
 /** The longest delay `setTimeout` honours; a longer one would fire at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647
+export const MAX_TIMEOUT_MS = MAX_TIMER_MS
 
 export interface Config {
   /** a limit for every tool that declares none; absent = such tools run without a deadline */
