@@ -53,7 +53,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "landlock-run.h"
@@ -393,20 +392,4 @@ void exec_notify_install(void)
 		fail("--exec-notify: cannot hand the listener to the supervisor: %s", strerror(errno));
 	close(listener);
 	close(handoff[1]);
-}
-
-/* --probe: whether this kernel can stop an exec for us (user notification and its CONTINUE answer). */
-int exec_notify_works(void)
-{
-	__u32 action = SECCOMP_RET_USER_NOTIF;
-	struct seccomp_notif_sizes sizes;
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes))
-		return 0;
-	/* Why the release too: the CONTINUE answer (Linux 5.5) has no flag to probe */
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return 0;
-	return major > 5 || (major == 5 && minor >= 5);
 }
