@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createKernel } from 'dsh'
-import { toMcpTool } from '../core/dsh/lib/mcp/tool-wire.js'
+import { toMcpTool } from '../adapters/mcp/lib/tool-wire.js'
 import { tempDir } from './lib.js'
 
 const SERVERS_DIR = fileURLToPath(new URL('./reference-servers/', import.meta.url))
