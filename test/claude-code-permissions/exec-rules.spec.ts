@@ -76,6 +76,8 @@ for (const backend of BACKENDS) {
           expect(d.program).toMatch(/^\//)
         }
         expect(text(result.content)).toMatch(/\[permissions: exec of .*rm.* refused: denied by the permission rule Bash\(rm:\*\)/)
+        // the clients hand the model the value, not the text: the refusal is there too
+        expect((result.value as { notes?: string[] }).notes?.join('\n')).toMatch(/\[permissions: exec of .*rm.* refused: denied by the permission rule Bash\(rm:\*\)/)
         const sandbox = k.session.events().find((e) => e.type === 'tool/result')?.data as { sandbox?: { unenforced?: string[] } } | undefined
         expect(sandbox?.sandbox?.unenforced ?? []).not.toContain('exec-rules')
       }, 60_000)

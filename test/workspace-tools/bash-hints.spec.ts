@@ -32,6 +32,8 @@ describe.skipIf(skip)('bash\'s hint line', () => {
       expect(value.stderr).not.toMatch(/\[sandbox/)
       expect(text(r)).toContain(`${value.stderr.trimEnd()}\n[exit code 1]\n[sandbox: `)
       expect(lastLine(text(r))).toMatch(/^\[sandbox: the sandbox mode is read-only, so the command's writes fail with "Read-only file system"( or, under Landlock, "Permission denied")?\. To allow them: run the session in workspace-write \(sandbox\.mode in dsh\.yml, or a sandbox\/mode event\)/)
+      // the clients hand the model the value, not the text: the hint is there too
+      expect((r.value as { notes?: string[] }).notes).toEqual([lastLine(text(r))])
       expect(fs.existsSync('/x-dsh-hint')).toBe(false)
       expect(fs.existsSync(`${ws}/in-workspace`)).toBe(false)
     })
@@ -47,7 +49,9 @@ describe.skipIf(skip)('bash\'s hint line', () => {
 
   it('no hint when nothing was refused, nor under danger-full-access', async () => {
     const { k } = await setup()
-    expect(text(await k.call('bash', { command: 'echo fine' }))).toBe('fine\n[exit code 0]')
+    const fine = await k.call('bash', { command: 'echo fine' })
+    expect(text(fine)).toBe('fine\n[exit code 0]')
+    expect(fine.value).toEqual({ stdout: 'fine\n', stderr: '', exitCode: 0 })
     await k.cleanup()
     const free = await setup({ mode: 'danger-full-access' })
     expect(text(await free.k.call('bash', { command: 'echo "Read-only file system" >&2' }))).toBe('[stderr]\nRead-only file system\n[exit code 0]')

@@ -16,8 +16,38 @@ describe('read', () => {
     expect(text(all)).toBe('     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour')
     const some = await k.call('read', { file_path: 'f.txt', offset: 2, limit: 2 })
     expect(text(some)).toBe('     2\ttwo\n     3\tthree\n[1 more lines; read on with offset 4]')
-    expect(some.value).toEqual({ file_path: path.join(ws, 'f.txt'), content: 'two\nthree', startLine: 2, numLines: 2, totalLines: 4 })
+    expect(some.value).toEqual({ file_path: path.join(ws, 'f.txt'), content: 'two\nthree', startLine: 2, numLines: 2, totalLines: 4, notes: ['[1 more lines; read on with offset 4]'] })
+    expect(all.value).not.toHaveProperty('notes')
     expect(text(await k.call('read', { file_path: 'f.txt', offset: 9 }))).toBe('[f.txt has 4 lines; nothing at offset 9]')
+  })
+
+  it('stops at maxReadOutputBytes on a whole line and says where to read on, in the text and in the value', async () => {
+    const { k, ws } = await setup({ config: { maxReadOutputBytes: 100 } })
+    // 30 lines of 9 bytes and a newline: 10 fit in 100 bytes
+    fs.writeFileSync(path.join(ws, 'f.txt'), Array.from({ length: 30 }, (_, i) => `line ${String(i + 1).padStart(4, '0')}`).join('\n'))
+    const r = await k.call('read', { file_path: 'f.txt' })
+    const note = '[20 more lines (workspace-tools maxReadOutputBytes, 100 bytes, reached); read on with offset 11]'
+    expect(text(r).split('\n')).toHaveLength(11)
+    expect(text(r).endsWith(`    10\tline 0010\n${note}`)).toBe(true)
+    expect(r.value).toMatchObject({ startLine: 1, numLines: 10, totalLines: 30, notes: [note] })
+    const on = await k.call('read', { file_path: 'f.txt', offset: 11 })
+    expect(on.value).toMatchObject({ startLine: 11, numLines: 10 })
+    // one line longer than the budget is still shown (cut at 2000 characters)
+    fs.writeFileSync(path.join(ws, 'long.txt'), `${'y'.repeat(5000)}\nnext`)
+    const long = await k.call('read', { file_path: 'long.txt' })
+    expect(long.value).toMatchObject({ numLines: 1, totalLines: 2 })
+    expect((long.value as { content: string }).content).toBe(`${'y'.repeat(2000)}… [line truncated]`)
+    expect((long.value as { notes: string[] }).notes).toEqual(['[1 long line cut at 2000 characters]', '[1 more lines (workspace-tools maxReadOutputBytes, 100 bytes, reached); read on with offset 2]'])
+  })
+
+  it('keeps a 2000-line file of long lines under the default budget, so a client shows it inline', async () => {
+    const { k, ws } = await setup()
+    fs.writeFileSync(path.join(ws, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(60)}`).join('\n'))
+    const r = await k.call('read', { file_path: 'big.txt' })
+    const value = r.value as { numLines: number; notes: string[] }
+    expect(JSON.stringify(value).length).toBeLessThan(50_000)
+    expect(value.numLines).toBeGreaterThan(500)
+    expect(value.notes.at(-1)).toBe(`[${5000 - value.numLines} more lines (workspace-tools maxReadOutputBytes, 40000 bytes, reached); read on with offset ${value.numLines + 1}]`)
   })
 
   it('refuses what it cannot show: missing, binary, too large, a directory, a FIFO (without hanging)', async () => {

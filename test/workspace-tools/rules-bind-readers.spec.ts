@@ -71,6 +71,8 @@ describe('Read rules bind the walks of the file tools', () => {
     expect(text(list)).toContain('notes')
     expect(text(list)).not.toMatch(/^\.env$|^secrets\/$|^\.dsh\/$/m)
     expect(text(list)).toMatch(/entries the read policy refuses are not shown/)
+    expect((list.value as { notes?: string[] }).notes).toEqual([expect.stringMatching(/^\[\d+ entries the read policy refuses are not shown\]$/)])
+    expect((files.value as { notes?: string[] }).notes ?? []).toEqual(text(files).split('\n').filter((line) => line.startsWith('[')))
     expect(text(await k.call('ls', { path: 'deep/er' }))).not.toContain('id.pem')
     // a pattern rule is matched exactly by the file tools, also for a file made after the call started
     fs.writeFileSync(path.join(ws, 'deep/new.pem'), 'SECRET-PEM-NEW\n')

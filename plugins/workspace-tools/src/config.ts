@@ -10,6 +10,8 @@ export interface Config {
   readableRoots: string[]
   /** the largest file read or edit loads */
   maxReadBytes: number
+  /** the most UTF-8 bytes of lines one read returns */
+  maxReadOutputBytes: number
   /** how much of each of stdout and stderr bash keeps, and of grep's and glob's output */
   maxOutputBytes: number
   /** how long one grep or glob may walk the tree */
@@ -33,6 +35,7 @@ export const Config: Schema<Config> = Schema.object({
   readableRoots: Schema.array(Schema.string()).default([])
     .description('More directories that read and ls may open, besides the workspace, the writable roots and this session\'s spill directory.'),
   maxReadBytes: Schema.natural().min(1).default(1024 * 1024).description('The largest file read and edit load, in bytes.'),
+  maxReadOutputBytes: Schema.natural().min(1).default(40_000).description('The most UTF-8 bytes of lines one read returns (whole lines; at least one): the rest is said with the offset to read on. Kept under what clients show inline (Claude Code moves a larger tool result to a file and shows the model 2 KB of it).'),
   maxOutputBytes: Schema.natural().min(1).default(30_000).description('How many bytes of stdout and of stderr bash keeps (the rest is counted and dropped), and the most grep and glob print.'),
   searchTimeoutMs: Schema.natural().min(1).default(20_000).description('How long one grep or glob may walk the tree; then it returns what it found, marked incomplete.'),
   maxSearchFiles: Schema.natural().min(1).default(200_000).description('How many files one grep or glob may visit; then it returns what it found, marked incomplete.'),

@@ -92,8 +92,23 @@ describe.skipIf(skip)('Claude Code with dsh (headless)', { timeout: 120_000 }, (
     expect(write).toMatch(/needs the sandbox mode workspace-write/)
     expect(write).toMatch(/To allow it/)
     expect(bash).toMatch(/Read-only file system/)
+    // Claude Code hands the model the structured value, not the text: the remedy is in it too
+    expect(bash).toMatch(/To allow them: run the session in workspace-write/)
     expect(existsSync(join(box.project, 'made.txt'))).toBe(false)
     expect(existsSync(join(box.project, 'made-by-bash.txt'))).toBe(false)
+  })
+
+  it('a read of a long file stays inline (not moved to a file by Claude Code) and says where to read on', async () => {
+    box = new Sandbox(installed as Installed)
+    box.write('long.txt', Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(60)}`).join('\n'))
+    await box.dsh(['setup', 'claude-code'])
+    m = await model([{ call: 'read', input: { file_path: 'long.txt' } }, { text: 'finished' }])
+    const run = await runClient(box, 'claude-code', m, 'read it')
+    expect(run.code, run.stderr).toBe(0)
+    const [read] = toolResults(m)
+    expect(read).not.toMatch(/persisted-output|Output too large/)
+    expect(read).toContain('line 0 ')
+    expect(read).toMatch(/more lines \(workspace-tools maxReadOutputBytes, 40000 bytes, reached\); read on with offset \d+/)
   })
 
   it('a user\'s deny rule Bash(curl:*) denies dsh\'s bash, naming the rule; the built-in deny rules do not', async () => {

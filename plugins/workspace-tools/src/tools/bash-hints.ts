@@ -55,9 +55,9 @@ function offHint(output: string): string {
   return `the sandbox's network is off for commands (sandbox.network "off"), so connections fail. ${networkOffRemedy(host ?? 'example.com')}`
 }
 
-/** The line to append (with its leading newline), or '' when the output shows nothing the sandbox did. */
-export function sandboxHint(facts: HintFacts): string {
-  if (facts.mode === 'danger-full-access') return ''
+/** The note to add to the result, or undefined when the output shows nothing the sandbox did. */
+export function sandboxHint(facts: HintFacts): string | undefined {
+  if (facts.mode === 'danger-full-access') return undefined
   const lines: string[] = []
   const landlock = facts.backend === 'landlock'
   const refusedWrite = (t: string) => t.includes(EROFS) || (landlock && t.includes(EACCES))
@@ -67,5 +67,5 @@ export function sandboxHint(facts: HintFacts): string {
     const output = [facts.stderr, facts.stdout].find((text) => NO_NETWORK.some((mark) => text.includes(mark)))
     if (output !== undefined) lines.push(offHint(output))
   }
-  return lines.length ? `\n[sandbox: ${lines.join('; and ')}]` : ''
+  return lines.length ? `[sandbox: ${lines.join('; and ')}]` : undefined
 }

@@ -15,6 +15,7 @@ import { sandboxEnv, startProcess, type Confined, type ProxyConnection } from '@
 import type { ToolCall, ToolDefinition } from '@dsh/tools'
 import { MAX_BASH_TIMEOUT_MS, type Config } from '../config.js'
 import { sandboxHint } from './bash-hints.js'
+import { NOTES_SCHEMA, withNotes } from './notes.js'
 import { describeOutput } from './progress.js'
 
 /** longer than landlock-run's own 1 s grace, so it can still reap the command's descendants */
@@ -84,6 +85,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         stderr: { type: 'string' },
         exitCode: { type: ['integer', 'null'], description: 'null when a signal ended the command' },
         restoredProtectedPaths: { type: 'array', items: { type: 'string' } },
+        notes: NOTES_SCHEMA,
       },
       required: ['stdout', 'stderr', 'exitCode'],
       additionalProperties: false,
@@ -124,9 +126,13 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const stderr = out.stderr.text()
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
-      const notes = (restored.length ? `\n[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]` : '')
-        + refusedExecs.map((reason) => `\n[permissions: ${reason}]`).join('')
-        + sandboxHint({ mode: area.mode, backend: confined.backend, network: sandbox.defaults.network, stdout, stderr, refused })
+      const hint = sandboxHint({ mode: area.mode, backend: confined.backend, network: sandbox.defaults.network, stdout, stderr, refused })
+      const noteLines = [
+        ...(restored.length ? [`[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]`] : []),
+        ...refusedExecs.map((reason) => `[permissions: ${reason}]`),
+        ...(hint ? [hint] : []),
+      ]
+      const notes = noteLines.map((line) => `\n${line}`).join('')
       if (out.termination?.reason === 'deadline') {
         const limit = args.timeout !== undefined ? `its timeout argument, ${args.timeout} ms` : `workspace-tools bashTimeoutMs, ${config.bashTimeoutMs} ms`
         throw new KernelError('TIMEOUT', `the command reached its deadline (${limit}): timed out after ${args.timeout ?? config.bashTimeoutMs} ms and was killed\n${transcript}${notes}`)
@@ -137,7 +143,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const status = out.exitCode !== null ? `[exit code ${out.exitCode}]` : `[killed by ${out.signal}]`
       return {
         content: `${transcript ? `${transcript}\n` : ''}${status}${notes}`,
-        value: { stdout, stderr, exitCode: out.exitCode, ...(restored.length ? { restoredProtectedPaths: restored } : {}) },
+        value: withNotes({ stdout, stderr, exitCode: out.exitCode, ...(restored.length ? { restoredProtectedPaths: restored } : {}) }, noteLines),
       }
     },
   }

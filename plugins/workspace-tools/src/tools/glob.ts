@@ -17,6 +17,7 @@ import { PathRefused } from '../paths.js'
 import { cutLines, shownPath, walkNotes } from '../search/display.js'
 import { picomatch } from '../search/libraries.js'
 import { searchLimits, walk } from '../search/walk.js'
+import { withNotes } from './notes.js'
 
 /** as Claude Code's Glob */
 const MAX_RESULTS = 100
@@ -69,7 +70,7 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const notes = walkNotes(stats, { omitted: cut.omitted, unit: 'files', timeoutMs: config.searchTimeoutMs, maxFiles: config.maxSearchFiles })
       return {
         content: [cut.lines.length ? cut.lines.join('\n') : 'No files found', ...notes].join('\n'),
-        value: { filenames: found.slice(0, cut.lines.length).map((f) => f.real), numFiles: found.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files },
+        value: withNotes({ filenames: found.slice(0, cut.lines.length).map((f) => f.real), numFiles: found.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files }, notes),
       }
     },
   }

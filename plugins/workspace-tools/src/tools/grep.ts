@@ -19,6 +19,7 @@ import { picomatch } from '../search/libraries.js'
 import { compilePattern, matchText, PatternError, type FileMatch } from '../search/matcher.js'
 import { searchLimits, walk, type WalkStats } from '../search/walk.js'
 import { READ, readFd, withFd } from './files.js'
+import { withNotes } from './notes.js'
 
 const DEFAULT_HEAD_LIMIT = 250
 /** as ripgrep's --max-columns in Claude Code's Grep */
@@ -200,7 +201,7 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const found: Record<string, string | string[]> = mode === 'files_with_matches' ? { filenames: hits.slice(0, cut.lines.length).map((h) => h.real) } : { content: text }
       return {
         content: text,
-        value: { ...value, shown: cut.lines.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files, ...found },
+        value: withNotes({ ...value, shown: cut.lines.length, truncated: cut.omitted > 0 || stats.stopped !== undefined || stats.undecodable > 0, filesSearched: stats.files, ...found }, notes),
       }
     },
   }

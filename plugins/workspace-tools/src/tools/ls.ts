@@ -12,6 +12,7 @@ import { readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { viaFd } from '../paths.js'
 import { DIRECTORY, withFd } from './files.js'
+import { NOTES_SCHEMA, withNotes } from './notes.js'
 
 const MAX_ENTRIES = 1000
 
@@ -43,6 +44,7 @@ export function lsTool(ctx: Context, config: Config): ToolDefinition<{ path: str
             additionalProperties: false,
           },
         },
+        notes: NOTES_SCHEMA,
       },
       required: ['path', 'entries'],
       additionalProperties: false,
@@ -68,9 +70,11 @@ export function lsTool(ctx: Context, config: Config): ToolDefinition<{ path: str
       visible.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       const shown = visible.slice(0, MAX_ENTRIES)
       const lines = shown.map((e) => e.type === 'directory' ? `${e.name}/` : e.type === 'symlink' ? `${e.name} -> ${e.target ?? '?'}` : e.name)
-      if (visible.length > shown.length) lines.push(`[${visible.length - shown.length} more entries]`)
-      if (visible.length < entries.length) lines.push(`[${entries.length - visible.length} entries the read policy refuses are not shown]`)
-      return { content: lines.length ? lines.join('\n') : '[empty directory]', value: { path: target.real, entries: shown } }
+      const notes: string[] = []
+      if (visible.length > shown.length) notes.push(`[${visible.length - shown.length} more entries]`)
+      if (visible.length < entries.length) notes.push(`[${entries.length - visible.length} entries the read policy refuses are not shown]`)
+      lines.push(...notes)
+      return { content: lines.length ? lines.join('\n') : '[empty directory]', value: withNotes({ path: target.real, entries: shown }, notes) }
     },
   }
 }

@@ -1,7 +1,7 @@
 /**
  * read {file_path, offset?, limit?}: a text file as numbered lines, like
  * Claude Code's Read (offset is the first line, 1-based; limit the number of
- * lines; at most 2000 lines and 2000 characters a line unless asked).
+ * lines; at most 2000 lines, 2000 characters a line and maxReadOutputBytes together).
  */
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
@@ -9,9 +9,32 @@ import { checkNotLinkedToDenied, readableTarget } from '../area.js'
 import type { Config } from '../config.js'
 import { PathRefused } from '../paths.js'
 import { READ, readFd, withFd } from './files.js'
+import { NOTES_SCHEMA, withNotes } from './notes.js'
 
 const DEFAULT_LINES = 2000
 const MAX_LINE = 2000
+
+const LINE_CUT = '… [line truncated]'
+
+/**
+ * The lines from `start` a read returns: at most `limit`, each cut at MAX_LINE characters, and
+ * (after the first) no more than `maxBytes` UTF-8 bytes together, so that a client's own limit on
+ * a tool's output (Claude Code keeps about 50,000 characters inline) does not swallow the result.
+ */
+function pickLines(lines: readonly string[], start: number, limit: number, maxBytes: number): { shown: string[]; cut: number } {
+  const shown: string[] = []
+  let bytes = 0
+  let cut = 0
+  for (let i = start; i < lines.length && shown.length < limit; i++) {
+    const whole = lines[i]
+    const line = whole.length > MAX_LINE ? `${whole.slice(0, MAX_LINE)}${LINE_CUT}` : whole
+    bytes += Buffer.byteLength(line) + 1
+    if (shown.length && bytes > maxBytes) break
+    if (line !== whole) cut++
+    shown.push(line)
+  }
+  return { shown, cut }
+}
 
 interface Args {
   file_path: string
@@ -40,10 +63,11 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       type: 'object',
       properties: {
         file_path: { type: 'string', description: 'the file read (its real path)' },
-        content: { type: 'string', description: 'the lines read, without numbers' },
+        content: { type: 'string', description: 'the lines read, without numbers (a line over 2000 characters cut, as in the text)' },
         startLine: { type: 'integer', minimum: 1 },
         numLines: { type: 'integer', minimum: 0 },
         totalLines: { type: 'integer', minimum: 0 },
+        notes: NOTES_SCHEMA,
       },
       required: ['file_path', 'content', 'startLine', 'numLines', 'totalLines'],
       additionalProperties: false,
@@ -60,14 +84,18 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const lines = data.toString('utf8').split('\n')
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
       const start = (args.offset ?? 1) - 1
-      const picked = lines.slice(start, start + (args.limit ?? DEFAULT_LINES))
-      const text = picked
-        .map((line, i) => `${String(start + i + 1).padStart(6)}\t${line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}… [line truncated]` : line}`)
-        .join('\n')
-      const more = start + picked.length < lines.length ? `\n[${lines.length - start - picked.length} more lines; read on with offset ${start + picked.length + 1}]` : ''
+      const { shown, cut } = pickLines(lines, start, args.limit ?? DEFAULT_LINES, config.maxReadOutputBytes)
+      const text = shown.map((line, i) => `${String(start + i + 1).padStart(6)}\t${line}`).join('\n')
+      const notes: string[] = []
+      if (cut) notes.push(`[${cut} long line${cut === 1 ? '' : 's'} cut at ${MAX_LINE} characters]`)
+      const next = start + shown.length
+      if (shown.length && next < lines.length) {
+        const budget = shown.length < (args.limit ?? DEFAULT_LINES) ? ` (workspace-tools maxReadOutputBytes, ${config.maxReadOutputBytes} bytes, reached)` : ''
+        notes.push(`[${lines.length - next} more lines${budget}; read on with offset ${next + 1}]`)
+      }
       return {
-        content: picked.length ? text + more : `[${args.file_path} has ${lines.length} lines; nothing at offset ${start + 1}]`,
-        value: { file_path: target.real, content: picked.join('\n'), startLine: start + 1, numLines: picked.length, totalLines: lines.length },
+        content: shown.length ? [text, ...notes].join('\n') : `[${args.file_path} has ${lines.length} lines; nothing at offset ${start + 1}]`,
+        value: withNotes({ file_path: target.real, content: shown.join('\n'), startLine: start + 1, numLines: shown.length, totalLines: lines.length }, notes),
       }
     },
   }
