@@ -1,29 +1,4 @@
-/**
- * The one door to cordis's internals. Everything dsh relies on that cordis does
- * not document as public API is reached here and nowhere else, so a cordis
- * upgrade touches this file; `cordisInternalsProblems()` (pinned by a test)
- * says which of these assumptions the installed cordis breaks.
- *
- * What is used, and why:
- * - `ReflectService.prototype.bind`: `ctx.on` wraps every listener in a reflect
- *   proxy whose apply trap re-traces `this` and each argument (~5 µs a call);
- *   the patch remembers the original so composed chains call it directly.
- * - `lifecycle._hooks[name]`: the live hook list of an event
- *   (`{ ctx, callback, prepend?, global? }` in call order).
- * - `symbols.original`: the raw object behind a traceable proxy.
- * - `scope.runtime.name` and `runtime.parent`: which plugin a context belongs to.
- * - `Context.filter`: a scoped dispatch's filter, as `ctx.emit(thisArg, …)` applies it.
- * - `Context.internal`: which root members are services.
- * - a service's own `ctx` property: cordis builds a shadow context for every traced
- *   member access of a service whose `ctx` is own data.
- * - `symbols.isolate` / `symbols.store` and the context handler's order: a name the raw
- *   context has as a property is read from it (then traced for the caller) before cordis
- *   resolves it as a service — which builds an `Error`, stack and all, on every access.
- * - `getTraceable` and `symbols.shadow`: the trace cordis builds for a reader, and its rule
- *   that an object with an own `symbols.shadow` stands for its prototype, already traced.
- * - `symbols.internal` entries of type `accessor` (`{ get(receiver) }`) and `symbols.receiver`:
- *   how the context handler reads a mixin (`ctx.emit`, `ctx.on`, `ctx.plugin`, `ctx.get`, …).
- */
+/** The one door to cordis's internals, so a cordis upgrade touches one file and `cordisInternalsProblems()` names what it broke (what is used, and why: docs/architecture.md, Waterfalls). */
 import { Context, getTraceable, isObject, ReflectService, symbols, type ForkScope } from 'cordis'
 
 type AnyFn = (...args: any[]) => any
