@@ -19,22 +19,11 @@
 
 #include "landlock-run.h"
 
-/* The new mount API (Linux 5.2 / 5.12), from <linux/mount.h>, which clashes with <sys/mount.h>. */
+/* The new mount API's fsopen side (Linux 5.2); the rest is in landlock-run.h. */
 #define FSOPEN_CLOEXEC 0x00000001
 #define FSCONFIG_SET_STRING 1
 #define FSCONFIG_CMD_CREATE 6
 #define FSMOUNT_CLOEXEC 0x00000001
-#define OPEN_TREE_CLONE_ 1
-#define MOVE_MOUNT_F_EMPTY_PATH_ 0x00000004
-#define MOVE_MOUNT_T_EMPTY_PATH_ 0x00000040
-#define MOUNT_ATTR_RDONLY_ 0x00000001
-#define MOUNT_ATTR_NOSUID_ 0x00000002
-#define MOUNT_ATTR_NODEV_ 0x00000004
-#define MOUNT_ATTR_NOEXEC_ 0x00000008
-
-struct hide_attr {
-	__u64 attr_set, attr_clr, propagation, userns_fd;
-};
 
 /* A fresh, empty tmpfs, detached; its mount fd. */
 static int empty_tmpfs(const char *path)
@@ -56,7 +45,7 @@ static int empty_tmpfs(const char *path)
 /* A read-only clone of the host's /dev/null (OLD_NULL), detached; its mount fd. */
 static int null_file(const char *path, const char *old_null)
 {
-	struct hide_attr attr = { .attr_set = MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ |
+	struct mount_attr_v0 attr = { .attr_set = MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ |
 					     MOUNT_ATTR_NODEV_ | MOUNT_ATTR_NOEXEC_ };
 	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, old_null, OPEN_TREE_CLONE_ | O_CLOEXEC);
 
@@ -94,7 +83,7 @@ int hide_path(const char *path, const char *dst, const char *old_null)
 
 void seal_hidden(const int *mounts, int n)
 {
-	struct hide_attr attr = { .attr_set = MOUNT_ATTR_RDONLY_ };
+	struct mount_attr_v0 attr = { .attr_set = MOUNT_ATTR_RDONLY_ };
 	int i;
 
 	for (i = 0; i < n; i++) {

@@ -168,6 +168,26 @@ void mount_point(const char *dst, int dir);
 void private_mounts(const struct options *o);
 int private_mounts_work(void);
 
+/*
+ * The new mount API (Linux 5.2 / 5.12), from <linux/mount.h>, which clashes
+ * with <sys/mount.h>: the uapi values under names of our own.
+ */
+#define OPEN_TREE_CLONE_ 1
+#define AT_RECURSIVE_ 0x8000
+#define MOVE_MOUNT_F_EMPTY_PATH_ 0x00000004
+#define MOVE_MOUNT_T_EMPTY_PATH_ 0x00000040
+#define MOUNT_ATTR_RDONLY_ 0x00000001
+#define MOUNT_ATTR_NOSUID_ 0x00000002
+#define MOUNT_ATTR_NODEV_ 0x00000004
+#define MOUNT_ATTR_NOEXEC_ 0x00000008
+struct mount_attr_v0 {
+	__u64 attr_set, attr_clr, propagation, userns_fd;
+};
+
+/* mount-tree.c: a host path's mount tree cloned detached, and attached where it belongs */
+int clone_tree(const struct options *o, const char *src, const char *path, __u64 set, __u64 clear, int recursive, struct stat *st);
+void attach_tree(int tree, const char *dst, const char *path);
+
 /* hide.c: --hide, a denied path covered (in the new root, or here with --private-mounts) */
 int hide_path(const char *path, const char *dst, const char *old_null);
 void seal_hidden(const int *mounts, int n);

@@ -29,24 +29,6 @@
 
 #include "landlock-run.h"
 
-/* The new mount API (Linux 5.12), from <linux/mount.h>, which clashes with
- * <sys/mount.h>. */
-#ifndef OPEN_TREE_CLONE
-#define OPEN_TREE_CLONE 1
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
-#define ATTR_RDONLY 0x00000001
-#define ATTR_NOSUID 0x00000002
-#define ATTR_NODEV 0x00000004
-struct mount_attr_v0 {
-	__u64 attr_set, attr_clr, propagation, userns_fd;
-};
-
 /* Where the host's root is while the new root is built (in the staging tmpfs). */
 #define OLD "/oldroot"
 #define NEW "/newroot"
@@ -123,51 +105,20 @@ void mount_point(const char *dst, int dir)
 	close(fd);
 }
 
-#ifndef AT_SYMLINK_NOFOLLOW
-#define AT_SYMLINK_NOFOLLOW 0x100
-#endif
-#ifndef MOVE_MOUNT_T_EMPTY_PATH
-#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
-#endif
-
 /*
- * A detached copy of the host's SRC (under OLD; PATH as the host named it),
- * with all the mounts beneath it, nosuid and nodev, read-only when asked;
- * ST gets what it is. Why AT_SYMLINK_NOFOLLOW and the identity check: the
- * bind shows what the host resolved, not a link or a directory swapped into
- * its place since (identity.c).
+ * The host's SRC (under OLD; PATH as the host named it), with all the mounts
+ * beneath it, nosuid and nodev, read-only when asked; ST gets what it is.
  * Why open_tree/mount_setattr: one recursive, atomic attribute change for
  * the whole tree, where a MS_REMOUNT per submount would leave a window and
  * need /proc/self/mountinfo parsed.
  */
-static int clone_host_tree(const struct options *o, const char *src, const char *path, int read_only, struct stat *st)
+static int host_tree(const struct options *o, const char *src, const char *path, int read_only, struct stat *st)
 {
-	struct mount_attr_v0 attr = { .attr_set = ATTR_NOSUID | ATTR_NODEV | (read_only ? ATTR_RDONLY : 0) };
-	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src,
-				OPEN_TREE_CLONE | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+	int tree = clone_tree(o, src, path, MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_ | (read_only ? MOUNT_ATTR_RDONLY_ : 0), 0, 1, st);
 
 	if (tree < 0)
 		fail("cannot bind %s: %s", path, strerror(errno));
-	check_identity(o, path, tree, st);
-	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)))
-		fail("cannot make %s %s: %s", path, read_only ? "read-only" : "nosuid", strerror(errno));
 	return tree;
-}
-
-/* Attach TREE at DST, opened without following a link: the mount lands on the inode reached here. */
-static void attach_at(int tree, const char *dst, const char *path)
-{
-	int at = (int)syscall(SYS_openat, AT_FDCWD, dst, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	if (at < 0 || fstat(at, &st))
-		fail("cannot bind %s: %s", path, strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		fail("cannot bind %s: its mount point is a symbolic link now", path);
-	if (syscall(SYS_move_mount, tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
-		fail("cannot bind %s: %s", path, strerror(errno));
-	close(at);
-	close(tree);
 }
 
 static void join(char *out, const char *prefix, const char *path)
@@ -271,8 +222,8 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 	/* Why the whole host read-only, nosuid, nodev: metadata outside the
 	 * writable roots (chmod, utime, xattrs) cannot change, which Landlock
 	 * alone cannot refuse. */
-	root_tree = clone_host_tree(o, OLD, "/", 1, &root_st);
-	attach_at(root_tree, NEW, "/");
+	root_tree = host_tree(o, OLD, "/", 1, &root_st);
+	attach_tree(root_tree, NEW, "/");
 	system_mounts();
 	/* Why in order: a protected path inside a writable root is bound
 	 * read-only after (over) the root, a denied path hidden after every
@@ -291,9 +242,9 @@ void enter_namespaces(const struct options *o, uid_t uid, gid_t gid)
 			hidden[i] = hide_path(o->mounts[i].path, dst, OLD "/dev/null");
 			continue;
 		}
-		tree = clone_host_tree(o, src, o->mounts[i].path, o->mounts[i].kind == MOUNT_RO, &st);
+		tree = host_tree(o, src, o->mounts[i].path, o->mounts[i].kind == MOUNT_RO, &st);
 		mount_point(dst, S_ISDIR(st.st_mode));
-		attach_at(tree, dst, o->mounts[i].path);
+		attach_tree(tree, dst, o->mounts[i].path);
 	}
 	seal_hidden(hidden, o->n_mounts);
 	free(hidden);

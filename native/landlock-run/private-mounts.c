@@ -35,20 +35,10 @@
 
 #include "landlock-run.h"
 
-#define OPEN_TREE_CLONE_ 1
-#define AT_RECURSIVE_ 0x8000
-#define MOVE_MOUNT_F_EMPTY_PATH_ 0x00000004
 /* <linux/nsfs.h>: the user namespace that owns a namespace */
 #define NS_GET_USERNS_ _IO(0xb7, 0x1)
 /* the initial user namespace's inode, fixed by the kernel (PROC_USER_INIT_INO) */
 #define PROC_USER_INIT_INO_ 0xEFFFFFFDU
-#define ATTR_RDONLY 0x00000001
-#define ATTR_NOSUID 0x00000002
-#define ATTR_NODEV 0x00000004
-#define ATTR_NOEXEC 0x00000008
-struct mount_attr_v0 {
-	__u64 attr_set, attr_clr, propagation, userns_fd;
-};
 
 /* The devices of --mount-dev, as bwrap's --dev and --namespaces have them. */
 static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
@@ -62,48 +52,6 @@ static int has_sys_admin(void)
 	return (d[0].effective & (1U << CAP_SYS_ADMIN)) != 0;
 }
 
-#define AT_SYMLINK_NOFOLLOW_ 0x100
-#define MOVE_MOUNT_T_EMPTY_PATH_ 0x00000040
-
-/*
- * A detached copy of PATH's mount tree with ATTR set and CLEAR cleared; -1 if
- * PATH is absent. Why AT_SYMLINK_NOFOLLOW and, with O, the identity check:
- * a --mount-ro shows what the host resolved, never a link or a directory
- * swapped into its place since (identity.c).
- */
-static int clone_tree(const struct options *o, const char *path, __u64 set, __u64 clear, int recursive)
-{
-	struct mount_attr_v0 attr = { .attr_set = set, .attr_clr = clear };
-	int tree = (int)syscall(SYS_open_tree, AT_FDCWD, path,
-				OPEN_TREE_CLONE_ | O_CLOEXEC | AT_SYMLINK_NOFOLLOW_ | (recursive ? AT_RECURSIVE_ : 0));
-	struct stat st;
-
-	if (tree < 0 && errno == ENOENT)
-		return -1;
-	if (tree < 0)
-		fail("cannot bind %s: %s", path, strerror(errno));
-	if (o)
-		check_identity(o, path, tree, &st);
-	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE_ : 0), &attr, sizeof(attr)))
-		fail("cannot bind %s: %s", path, strerror(errno));
-	return tree;
-}
-
-/* Attach TREE at DST, opened without following a link: the mount lands on the inode reached here. */
-static void attach(int tree, const char *dst)
-{
-	int at = (int)syscall(SYS_openat, AT_FDCWD, dst, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	if (at < 0 || fstat(at, &st))
-		fail("cannot bind at %s: %s", dst, strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		fail("cannot bind at %s: it is a symbolic link now", dst);
-	if (syscall(SYS_move_mount, tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH_ | MOVE_MOUNT_T_EMPTY_PATH_))
-		fail("cannot bind at %s: %s", dst, strerror(errno));
-	close(at);
-	close(tree);
-}
 
 static void link_or_fail(const char *target, const char *path)
 {
@@ -127,7 +75,7 @@ static void minimal_dev(void)
 	/* Why first: the tmpfs below covers the devices they are cloned from. */
 	for (i = 0; i < N_DEVICES; i++) {
 		snprintf(path, sizeof(path), "/dev/%s", devices[i]);
-		trees[i] = clone_tree(NULL, path, ATTR_NOSUID | ATTR_NOEXEC, ATTR_NODEV | ATTR_RDONLY, 0);
+		trees[i] = clone_tree(NULL, path, path, MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NOEXEC_, MOUNT_ATTR_NODEV_ | MOUNT_ATTR_RDONLY_, 0, NULL);
 	}
 	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"))
 		fail("cannot mount a tmpfs on /dev: %s", strerror(errno));
@@ -139,7 +87,7 @@ static void minimal_dev(void)
 		if (fd < 0)
 			fail("cannot make the mount point %s: %s", path, strerror(errno));
 		close(fd);
-		attach(trees[i], path);
+		attach_tree(trees[i], path, path);
 	}
 	if (mkdir("/dev/shm", 01777) || chmod("/dev/shm", 01777) || mkdir("/dev/pts", 0755))
 		fail("cannot populate /dev: %s", strerror(errno));
@@ -171,9 +119,9 @@ static void fresh_proc(void)
 		fail("cannot mount proc on /proc: %s", strerror(errno));
 	for (i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%s", kernel[i]);
-		tree = clone_tree(NULL, path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 1);
+		tree = clone_tree(NULL, path, path, MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_ | MOUNT_ATTR_NOEXEC_, 0, 1, NULL);
 		if (tree >= 0)
-			attach(tree, path);
+			attach_tree(tree, path, path);
 	}
 }
 
@@ -278,7 +226,7 @@ void private_mounts(const struct options *o)
 		trees[i] = hidden[i] = -1;
 		if (o->mounts[i].kind != MOUNT_RO)
 			continue;
-		trees[i] = clone_tree(o, o->mounts[i].path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 1);
+		trees[i] = clone_tree(o, o->mounts[i].path, o->mounts[i].path, MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_, 0, 1, NULL);
 		if (trees[i] < 0)
 			fail("cannot bind %s: %s", o->mounts[i].path, strerror(ENOENT));
 	}
@@ -298,7 +246,7 @@ void private_mounts(const struct options *o)
 		if (fstat(trees[i], &st))
 			fail("cannot bind %s: %s", o->mounts[i].path, strerror(errno));
 		mount_point(o->mounts[i].path, S_ISDIR(st.st_mode));
-		attach(trees[i], o->mounts[i].path);
+		attach_tree(trees[i], o->mounts[i].path, o->mounts[i].path);
 	}
 	seal_hidden(hidden, o->n_mounts);
 	free(trees);
@@ -315,7 +263,7 @@ int private_mounts_work(void)
 	if (!has_sys_admin() || private_namespace(NULL))
 		return 0;
 	/* Why a real cover: a security module (AppArmor's container profile) may refuse mounts that unshare allowed. */
-	tree = clone_tree(NULL, "/dev/null", ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC, 0, 0);
+	tree = clone_tree(NULL, "/dev/null", "/dev/null", MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_ | MOUNT_ATTR_NOEXEC_, 0, 0, NULL);
 	if (tree < 0)
 		return 0;
 	return syscall(SYS_move_mount, tree, "", AT_FDCWD, "/dev/null", MOVE_MOUNT_F_EMPTY_PATH_) == 0;

@@ -116,6 +116,24 @@ static const struct rule metadata_rules[] = {
 };
 
 /*
+ * Why, with --no-net or --net-proxy: a socketpair() is connected at birth,
+ * so only a unix stream/seqpacket one (no datagram socket that could
+ * sendmsg() anywhere). sendto() with an address is refused: seccomp cannot
+ * read the address behind the pointer. No bind() or listen(): nothing
+ * inside may wait for connections from outside; a command could squat an
+ * abstract name a host client expects (abstract names are per network
+ * namespace, and Landlock scoping restricts connect, not bind) or plant a
+ * socket file in the workspace, and listen() on an unbound socket binds
+ * it (to an abstract name, or a port).
+ */
+static const struct rule confined_net_rules[] = {
+	{ __NR_socketpair, UNIX_SOCKET, 0, 1, EACCES },
+	{ __NR_sendto, NO_DEST, 4, 0, EACCES },
+	{ __NR_bind, DENY, 0, 0, EACCES },
+	{ __NR_listen, DENY, 0, 0, EACCES },
+};
+
+/*
  * Why, with --no-net: Landlock has no UDP, raw or netlink socket control,
  * and below ABI 9 none for pathname unix sockets. The only sockets the
  * command may create are unix stream/seqpacket sockets, which cannot
@@ -125,45 +143,36 @@ static const struct rule metadata_rules[] = {
  * pointer, so refusing every connect() is the only way to keep
  * /run/docker.sock and abstract host sockets out of reach.
  */
-static const struct rule net_rules[] = {
+static const struct rule no_net_rules[] = {
 	{ __NR_socket, UNIX_SOCKET, 0, 1, EACCES },
-	{ __NR_socketpair, UNIX_SOCKET, 0, 1, EACCES },
 	{ __NR_connect, DENY, 0, 0, EACCES },
-	{ __NR_sendto, NO_DEST, 4, 0, EACCES },
-	/* Why: nothing inside can connect to a listening socket, so the only
-	 * use of one is for host programs to connect in: a command could
-	 * squat an abstract name a host client expects (abstract names are
-	 * per network namespace, and Landlock scoping restricts connect, not
-	 * bind) or plant a socket file in the workspace. listen() on an
-	 * unbound socket would bind it to an abstract name too. */
-	{ __NR_bind, DENY, 0, 0, EACCES },
-	{ __NR_listen, DENY, 0, 0, EACCES },
 };
 
 /*
  * Why, with --net-proxy: the command may reach the host's proxy, and only
  * it. Landlock's one TCP port rule decides where connect() goes, so the
  * only sockets are TCP ones (UDP, raw, netlink, SCTP and MPTCP carry no
- * Landlock rule; a DNS query would leave by UDP) and socketpair()s, which
- * are connected at birth. No unix socket() at all: connect() is allowed
- * here, and below ABI 9 nothing would keep it off /run/docker.sock.
- * MSG_FASTOPEN would connect a TCP socket from sendto()/sendmsg() without
- * passing Landlock's connect hook; sendto() with an address is refused
- * as with --no-net. No bind() or listen(): nothing may wait for
- * connections from outside (listen() on an unbound socket picks a port).
+ * Landlock rule; a DNS query would leave by UDP). No unix socket() at
+ * all: connect() is allowed here, and below ABI 9 nothing would keep it
+ * off /run/docker.sock. MSG_FASTOPEN would connect a TCP socket from
+ * sendto()/sendmsg() without passing Landlock's connect hook.
  */
 static const struct rule proxy_rules[] = {
 	{ __NR_socket, INET_STREAM, 0, 1, EACCES },
-	{ __NR_socketpair, UNIX_SOCKET, 0, 1, EACCES },
-	{ __NR_sendto, NO_DEST, 4, 0, EACCES },
 	{ __NR_sendmsg, NO_FASTOPEN, 2, 0, EACCES },
 	{ __NR_sendmmsg, NO_FASTOPEN, 3, 0, EACCES },
-	{ __NR_bind, DENY, 0, 0, EACCES },
-	{ __NR_listen, DENY, 0, 0, EACCES },
 };
 
 #define MAX_RULES 40
 #define MAX_INSNS 256
+/* Append a rule table to rules[n]. */
+#define APPEND(rules, n, table)                                  \
+	do {                                                     \
+		memcpy((rules) + (n), (table), sizeof(table));   \
+		(n) += sizeof(table) / sizeof((table)[0]);       \
+	} while (0)
+_Static_assert(sizeof(metadata_rules) + sizeof(confined_net_rules) + sizeof(no_net_rules) + sizeof(proxy_rules) <= MAX_RULES * sizeof(struct rule),
+	       "rules[MAX_RULES] holds every table at once");
 
 struct program {
 	struct sock_filter insn[MAX_INSNS];
@@ -285,16 +294,15 @@ static int by_nr(const void *a, const void *b)
 static void build_filter(struct program *p, int net)
 {
 	struct rule rules[MAX_RULES];
-	size_t i, n = sizeof(metadata_rules) / sizeof(metadata_rules[0]);
+	size_t i, n = 0;
 
-	memcpy(rules, metadata_rules, sizeof(metadata_rules));
-	if (net == NET_OFF) {
-		memcpy(rules + n, net_rules, sizeof(net_rules));
-		n += sizeof(net_rules) / sizeof(net_rules[0]);
-	} else if (net == NET_PROXY) {
-		memcpy(rules + n, proxy_rules, sizeof(proxy_rules));
-		n += sizeof(proxy_rules) / sizeof(proxy_rules[0]);
-	}
+	APPEND(rules, n, metadata_rules);
+	if (net == NET_OFF || net == NET_PROXY)
+		APPEND(rules, n, confined_net_rules);
+	if (net == NET_OFF)
+		APPEND(rules, n, no_net_rules);
+	else if (net == NET_PROXY)
+		APPEND(rules, n, proxy_rules);
 	qsort(rules, n, sizeof(rules[0]), by_nr);
 	for (i = 1; i < n; i++)
 		if (rules[i].nr == rules[i - 1].nr)

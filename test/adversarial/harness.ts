@@ -5,9 +5,10 @@ import { spawn, type StdioOptions } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest'
-import { sandboxEnv, SandboxService, type Confined, type LocalBackend, type SandboxConfig, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
+import { sandboxEnv, type SandboxService, type Confined, type LocalBackend, type SandboxConfig, type SandboxMode, type NetworkPolicy } from '@dsh/sandbox'
+import { onBackend, sandboxServices } from '../sandbox-services.js'
 
 const temps: string[] = []
 
@@ -61,15 +62,13 @@ export interface Sandbox {
 
 /** A started service whose only local backend is `backend`; every temp dir may be made writable. */
 export async function startSandbox(backend: LocalBackend): Promise<Sandbox> {
-  const ctx = new Context()
-  ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir() })
-  await ctx.start()
-  const service = ctx.get('sandbox') as SandboxService
+  const services = sandboxServices(onBackend(backend))
+  const { ctx, sandbox: service } = await services.start()
   return {
     ctx,
     service,
     confine: (argv, workspace, mode = 'workspace-write', network = 'off') => service.confine(argv, { mode, workspace, network }),
-    stop: () => ctx.stop(),
+    stop: () => services.stopAll(),
   }
 }
 
@@ -102,20 +101,14 @@ export function describeOnBackend(backend: LocalBackend, title: string, skip: bo
  * as bash does, on that backend, then ends the lease (`restored`: what was put back).
  */
 export function scriptsOnBackend(backend: LocalBackend) {
-  const services: Context[] = []
-  const start = async (config: SandboxConfig = {}) => {
-    const ctx = new Context()
-    ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir(), ...config })
-    await ctx.start()
-    services.push(ctx)
-    return ctx.get('sandbox') as SandboxService
-  }
+  const services = sandboxServices(onBackend(backend))
+  const start = async (config: SandboxConfig = {}) => (await services.start(config)).sandbox
   let started: SandboxService | undefined
   beforeAll(async () => {
     started = await start()
   })
   afterAll(async () => {
-    for (const ctx of services.splice(0)) await ctx.stop()
+    await services.stopAll()
     cleanTemps()
   })
   const sandbox = () => {

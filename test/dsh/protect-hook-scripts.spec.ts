@@ -8,12 +8,12 @@
  * back when the call ends where it cannot), write and edit refuse it, and
  * the hooks then still run the originals.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createKernel } from 'dsh'
 import { LINUX_BACKENDS as BACKENDS, unavailableLinuxBackends } from '../backends.js'
-import { kernelsDisposedAfterEach, turnOf } from '../kernels.js'
+import { hookWorkspace } from '../hook-workspace.js'
+import { kernelsDisposedAfterEach } from '../kernels.js'
 import { tempDirs } from '../temp-dirs.js'
 
 const missing = await unavailableLinuxBackends()
@@ -46,21 +46,11 @@ function textOf(result: { content: { type: string; text?: string }[] }): string 
 for (const backend of BACKENDS) {
   describe.skipIf(missing[backend] !== undefined)(`hook scripts in the workspace, on ${backend}`, () => {
     it('hold against bash, write and edit, and the hooks keep running the originals', { timeout: 90_000 }, async () => {
-      const ws = dirs.make('dsh-hook-scripts-')
-      for (const dir of ['.claude', 'scripts', '.hooks', 'tools']) mkdirSync(join(ws, dir))
-      writeFileSync(join(ws, '.claude/settings.json'), SETTINGS)
-      for (const [file, text] of Object.entries(SCRIPTS)) writeFileSync(join(ws, file), text)
-      chmodSync(join(ws, '.hooks/pre.sh'), 0o755)
-      const kernel = await createKernel({
-        dataDir: join(ws, '.dsh'),
-        sandbox: { mode: 'workspace-write', workspace: ws, backends: [backend] },
-        plugins: {
-          'workspace-tools': { workspace: ws },
-          'hooks-claude-code': { workspace: ws },
-        },
+      const { ws, kernel, call } = await hookWorkspace({
+        dirs, kernels, backend,
+        files: { '.claude/settings.json': SETTINGS, ...SCRIPTS },
+        prepare: (ws) => chmodSync(join(ws, '.hooks/pre.sh'), 0o755),
       })
-      kernels.push(kernel)
-      const call = turnOf(kernel, 's')
       for (const word of WORDS) expect((await call('bash', { command: `echo ${word}` })).error?.code, word).toBe('DENIED')
       // the backends that keep protected paths read-only refuse the write itself; plain Landlock puts it back after
       const refuses = backend !== 'landlock'
@@ -91,19 +81,11 @@ for (const backend of BACKENDS) {
 const first = BACKENDS.find((backend) => missing[backend] === undefined)
 describe.skipIf(!first)('hook scripts follow the settings', () => {
   it('a script a reloaded hook names is protected from the next call on, one no hook names any more is not', async () => {
-    const ws = dirs.make('dsh-hook-scripts-')
-    for (const dir of ['.claude', 'scripts']) mkdirSync(join(ws, dir))
     const settings = (command: string) => JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] } })
-    writeFileSync(join(ws, '.claude/settings.json'), settings('bash scripts/check.sh'))
-    writeFileSync(join(ws, 'scripts/check.sh'), SCRIPTS['scripts/check.sh'])
-    writeFileSync(join(ws, 'scripts/next.sh'), SCRIPTS['scripts/check.sh'])
-    const kernel = await createKernel({
-      dataDir: join(ws, '.dsh'),
-      sandbox: { mode: 'workspace-write', workspace: ws, backends: [first!] },
-      plugins: { 'workspace-tools': { workspace: ws }, 'hooks-claude-code': { workspace: ws, watch: false } },
+    const { ws, kernel, call } = await hookWorkspace({
+      dirs, kernels, backend: first!, hooks: { watch: false },
+      files: { '.claude/settings.json': settings('bash scripts/check.sh'), 'scripts/check.sh': SCRIPTS['scripts/check.sh'], 'scripts/next.sh': SCRIPTS['scripts/check.sh'] },
     })
-    kernels.push(kernel)
-    const call = turnOf(kernel, 's')
     expect((await call('bash', { command: 'echo forbidden-one' })).error?.code).toBe('DENIED')
     // the person changes the settings (the file lies in .claude/, which no confined command can write)
     writeFileSync(join(ws, '.claude/settings.json'), settings('bash scripts/next.sh'))

@@ -5,13 +5,13 @@
  * runs (the call waits for the parser). Its own file: each spec file is a
  * process of its own, so nothing else here has loaded the parser.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createKernel } from 'dsh'
 import { shellParserLoaded } from '@dsh/claude-code-permissions'
 import { LINUX_BACKENDS, unavailableLinuxBackends } from '../backends.js'
-import { kernelsDisposedAfterEach, turnOf } from '../kernels.js'
+import { hookWorkspace } from '../hook-workspace.js'
+import { kernelsDisposedAfterEach } from '../kernels.js'
 import { tempDirs } from '../temp-dirs.js'
 
 const missing = await unavailableLinuxBackends()
@@ -23,17 +23,10 @@ const SCRIPT = 'grep -q forbidden && { echo blocked by check.sh >&2; exit 2; }; 
 
 describe.skipIf(!backend)('hook scripts, with the parser loaded on demand', () => {
   it('no hooks: no parser; a hook added later has its script protected from the next call on', async () => {
-    const ws = dirs.make('dsh-hook-lazy-')
-    for (const dir of ['.claude', 'scripts']) mkdirSync(join(ws, dir))
-    writeFileSync(join(ws, '.claude/settings.json'), JSON.stringify({ permissions: {} }))
-    writeFileSync(join(ws, 'scripts/check.sh'), SCRIPT)
-    const kernel = await createKernel({
-      dataDir: join(ws, '.dsh'),
-      sandbox: { mode: 'workspace-write', workspace: ws, backends: [backend!] },
-      plugins: { 'workspace-tools': { workspace: ws }, 'hooks-claude-code': { workspace: ws, watch: false } },
+    const { ws, call } = await hookWorkspace({
+      dirs, kernels, backend: backend!, hooks: { watch: false },
+      files: { '.claude/settings.json': JSON.stringify({ permissions: {} }), 'scripts/check.sh': SCRIPT },
     })
-    kernels.push(kernel)
-    const call = turnOf(kernel, 's')
     expect((await call('bash', { command: 'echo forbidden' })).error).toBeUndefined()
     expect(shellParserLoaded()).toBe(false)
     // the person adds a hook (the file lies in .claude/, which no confined command can write)

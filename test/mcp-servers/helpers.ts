@@ -57,11 +57,20 @@ export interface Options {
 }
 
 const running = new Set<TestKernel>()
+const outside: string[] = []
 
-/** After every test, what it started and did not stop is stopped (registered once per spec file that imports this). */
+/** After every test, what it started and did not stop is stopped, then its outside directories removed (registered once per spec file that imports this). */
 afterEach(async () => {
   for (const k of [...running]) await stop(k)
+  for (const dir of outside.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 })
+
+/** A fresh directory (its real path) under `parent`, outside every kernel's workspace; removed after the test, once its kernels stopped. */
+export function outsideDir(parent: string, prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, prefix)))
+  outside.push(dir)
+  return dir
+}
 
 /** A test kernel with mcp-servers configured by `options`; stopped after the test unless the test stops it. */
 export async function kernelWith(options: Options): Promise<TestKernel> {

@@ -7,33 +7,23 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
-import type { TestKernel } from 'dsh/testing'
+import { describe, expect, it } from 'vitest'
 import { lacks } from '../backends.js'
-import { kernelWith, nodeServer, serverPids, stop, text, toolNames } from './helpers.js'
+import { kernelWith, nodeServer, outsideDir, serverPids, text, toolNames } from './helpers.js'
 
 // the hand-written server needs no package, so a copy of it runs from anywhere
 const RAW = fileURLToPath(new URL('../fixtures/mcp-servers/raw-server.mjs', import.meta.url))
 
-let k: TestKernel | undefined
-const temps: string[] = []
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-
 /** A copy of the server in a fresh directory of the host's real /tmp. */
 function underTmp(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join('/tmp', 'dsh-mcp-tmp-')))
-  temps.push(dir)
+  const dir = outsideDir('/tmp', 'dsh-mcp-tmp-')
   const script = path.join(dir, 'server.mjs')
   fs.copyFileSync(RAW, script)
   return script
 }
 
 async function withServer(backend: string | undefined, mode: string, script: string) {
-  k = await kernelWith({ sandbox: { ...(backend ? { backends: [backend] } : {}), mode: 'read-only' }, servers: {} })
+  const k = await kernelWith({ sandbox: { ...(backend ? { backends: [backend] } : {}), mode: 'read-only' }, servers: {} })
   const exited: Array<{ server: string; failures: number; reason: string }> = []
   k.ctx.on('mcp-servers/exited', (info) => void exited.push(info))
   await k.reload({ ...k.options, plugins: { 'mcp-servers': { servers: { t: nodeServer(script, { sandbox: { mode } }) }, restartBackoffMs: 50 } } } as any)
@@ -55,7 +45,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     })
 
     it('the same script inside the workspace (under /tmp too) serves confined', async () => {
-      k = await kernelWith({ sandbox: { backends: [backend], mode: 'read-only' }, servers: {} })
+      const k = await kernelWith({ sandbox: { backends: [backend], mode: 'read-only' }, servers: {} })
       // the test kernels' workspaces lie in the host's /tmp; without that this case says nothing
       expect(path.relative(os.tmpdir(), k.dir).startsWith('..')).toBe(false)
       const script = path.join(k.dir, 'server.mjs')

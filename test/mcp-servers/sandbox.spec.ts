@@ -5,24 +5,11 @@ import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import type { TestKernel } from 'dsh/testing'
+import { describe, expect, it } from 'vitest'
 import { lacks } from '../backends.js'
-import { eventually, fixtureServer, kernelWith, serverPids, stop, text } from './helpers.js'
+import { eventually, fixtureServer, kernelWith, outsideDir, serverPids, text } from './helpers.js'
 
-let k: TestKernel | undefined
-const temps: string[] = []
-afterEach(async () => {
-  if (k) await stop(k)
-  k = undefined
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-
-function outside(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'dsh-mcp-out-')))
-  temps.push(dir)
-  return dir
-}
+const outside = () => outsideDir(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'dsh-mcp-out-')
 
 /** A TCP listener on the host that counts who reached it. */
 async function listener(): Promise<{ port: number; reached: () => number; close: () => void }> {
@@ -40,7 +27,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     const start = (mode: string, extra: Record<string, unknown> = {}) => kernelWith({ sandbox: { backends: [backend], mode }, servers: { fix: fixtureServer(extra) } })
 
     it('read-only: a server cannot write in the workspace or outside it', async () => {
-      k = await start('read-only')
+      const k = await start('read-only')
       const out = outside()
       for (const target of [path.join(k.dir, 'inside.txt'), path.join(out, 'outside.txt')]) {
         const r = await k.call('mcp__fix__write_file', { path: target, content: 'x' })
@@ -53,7 +40,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     })
 
     it('workspace-write (the server\'s own sandbox mode): it writes the workspace, never outside it', async () => {
-      k = await kernelWith({ sandbox: { backends: [backend] }, servers: { fix: fixtureServer({ sandbox: { mode: 'workspace-write' } }) } })
+      const k = await kernelWith({ sandbox: { backends: [backend] }, servers: { fix: fixtureServer({ sandbox: { mode: 'workspace-write' } }) } })
       const out = outside()
       const inside = await k.call('mcp__fix__write_file', { path: path.join(k.dir, 'inside.txt'), content: 'x' })
       expect(inside.isError, text(inside)).toBe(false)
@@ -67,7 +54,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
       const ws = outside()
       const settings = path.join(ws, '.mcp.json')
       fs.writeFileSync(settings, '{"original":true}')
-      k = await kernelWith({ sandbox: { backends: [backend], workspace: ws }, servers: { fix: fixtureServer({ sandbox: { mode: 'workspace-write' } }) } })
+      const k = await kernelWith({ sandbox: { backends: [backend], workspace: ws }, servers: { fix: fixtureServer({ sandbox: { mode: 'workspace-write' } }) } })
       const r = await k.call('mcp__fix__write_file', { path: settings, content: '{"planted":true}' })
       // bwrap binds it read-only; Landlock cannot, and puts the copy back when the server ends
       if (backend === 'bwrap') expect(r.isError, text(r)).toBe(true)
@@ -79,7 +66,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     it('network off: a server cannot open a socket to the host', async () => {
       const host = await listener()
       try {
-        k = await start('read-only')
+        const k = await start('read-only')
         const r = await k.call('mcp__fix__connect', { host: '127.0.0.1', port: host.port })
         expect(r.isError, text(r)).toBe(true)
         expect(r.error?.message).toMatch(/connect failed/)
@@ -90,7 +77,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     })
 
     it('once the kernel stops, the server and what it started are gone', async () => {
-      k = await start('read-only')
+      const k = await start('read-only')
       expect(text(await k.call('mcp__fix__spawn_child', {}))).toMatch(/^started/)
       const dir = k.dir
       await k.dispose()
@@ -100,7 +87,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     it('network allow list: the server reaches a listed host through the proxy, and no other', async () => {
       const host = await listener()
       try {
-        k = await kernelWith({ sandbox: { backends: [backend] }, servers: {
+        const k = await kernelWith({ sandbox: { backends: [backend] }, servers: {
           open: fixtureServer({ sandbox: { network: { allow: ['127.0.0.1'] } } }),
           closed: fixtureServer({ sandbox: { network: { allow: ['example.org'] } } }),
         } })
@@ -120,7 +107,7 @@ for (const backend of ['bwrap', 'landlock-ns', 'landlock'] as const) {
     })
 
     it('a server cannot read the credential stores the sandbox denies', async () => {
-      k = await start('read-only')
+      const k = await start('read-only')
       const r = await k.call('mcp__fix__read_file', { path: '/etc/shadow' })
       expect(r.isError).toBe(true)
     })

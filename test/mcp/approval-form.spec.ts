@@ -4,22 +4,11 @@
  * allows and declining denies; and an answered ask is never withdrawn afterwards (no
  * `notifications/cancelled` for a request the client has answered).
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { ElicitRequestSchema, type ElicitRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
+import { describe, expect, it } from 'vitest'
+import type { ElicitRequest, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { ApprovalRequestEvent } from '@dsh/approval'
-import { approvalForm, createMcpServer, readAnswer, type DshMcpServer } from '@dsh/mcp'
-
-let kernel: TestKernel | undefined
-const servers: DshMcpServer[] = []
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close('test over')
-  await kernel?.cleanup()
-  kernel = undefined
-})
+import { approvalForm, readAnswer } from '@dsh/mcp'
+import { connectClient, needsApproval, testKernel } from './in-process.js'
 
 type Form = { message: string; requestedSchema: { properties: Record<string, { enum?: string[]; default?: unknown }>; required?: string[] } }
 
@@ -64,40 +53,26 @@ describe('the approval form', () => {
 
 describe('an answered ask', () => {
   it('is not withdrawn: no notifications/cancelled reaches the client for a request it answered', async () => {
-    kernel = await createTestKernel()
-    let ran = 0
-    kernel.ctx.plugin({
-      name: 'needs-approval',
-      inject: ['tools'],
-      apply(ctx) {
-        ctx.tools.register(testTool('guarded', () => (ran++, 'ran')))
-        ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'guarded' ? { kind: 'ask', reason: 'test' } : next()))
-      },
-    })
-    const server = createMcpServer(kernel, { log: () => {} })
-    servers.push(server)
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    // every message the server sends, as the client receives it
+    const kernel = await testKernel()
+    const { ran } = needsApproval(kernel)
     const sent: JSONRPCMessage[] = []
-    const send = serverSide.send.bind(serverSide)
-    serverSide.send = (message, options) => (sent.push(message), send(message, options))
-    await server.connect(serverSide)
-    const client = new Client({ name: 'in-process', version: '0' }, { capabilities: { elicitation: { form: {} } } })
     const asked: ElicitRequest['params'][] = []
     let answers = [{ action: 'accept' as const, content: { decision: 'allow once' } }, { action: 'decline' as const }]
-    client.setRequestHandler(ElicitRequestSchema, (req) => {
-      asked.push(req.params)
-      const [answer, ...rest] = answers
-      answers = rest
-      return answer!
+    const { client } = await connectClient(kernel, {
+      sent,
+      answer: (params) => {
+        asked.push(params)
+        const [answer, ...rest] = answers
+        answers = rest
+        return answer!
+      },
     })
-    await client.connect(clientSide)
     expect((await client.callTool({ name: 'guarded', arguments: {} })).isError).toBe(false)
     expect((await client.callTool({ name: 'guarded', arguments: {} })).isError).toBe(true)
     // one more round trip: anything the server sent after the answers is in `sent` before its reply
     await client.listTools()
     expect(asked).toHaveLength(2)
-    expect(ran).toBe(1)
+    expect(ran()).toBe(1)
     expect(sent.filter((m) => 'method' in m && m.method === 'notifications/cancelled')).toEqual([])
   })
 })

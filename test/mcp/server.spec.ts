@@ -4,57 +4,21 @@
  * their approval questions apart; `close()` cancels what runs and leaves no
  * listener behind; result mapping.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
-import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
-import { approvalForm, createMcpServer, readAnswer, toCallToolResult, type DshMcpServer } from '@dsh/mcp'
-import type { ApprovalRequestEvent } from '@dsh/approval'
+import { describe, expect, it } from 'vitest'
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
-
-let kernel: TestKernel | undefined
-const servers: DshMcpServer[] = []
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close('test over')
-  await kernel?.cleanup()
-  kernel = undefined
-})
-
-const quiet = () => {}
-
-async function connectClient(k: TestKernel, answer?: () => ElicitResult) {
-  const server = createMcpServer(k, { log: quiet })
-  servers.push(server)
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  const client = new Client({ name: 'in-process', version: '0' }, { capabilities: answer ? { elicitation: { form: {} } } : {} })
-  let asked = 0
-  if (answer) client.setRequestHandler(ElicitRequestSchema, () => (asked++, answer()))
-  await client.connect(clientSide)
-  return { server, client, asked: () => asked }
-}
-
-function needsApproval(k: TestKernel) {
-  k.ctx.plugin({
-    name: 'needs-approval',
-    inject: ['tools'],
-    apply(ctx) {
-      ctx.tools.register(testTool('guarded', () => 'ran'))
-      ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'guarded' ? { kind: 'ask', reason: 'test' } : next()))
-    },
-  })
-}
+import { testTool, type TestKernel } from 'dsh/testing'
+import { approvalForm, readAnswer, toCallToolResult } from '@dsh/mcp'
+import type { ApprovalRequestEvent } from '@dsh/approval'
+import { connectClient, needsApproval, testKernel } from './in-process.js'
 
 const hooks = (k: TestKernel, name: string) => ((k.ctx.root.lifecycle as any)._hooks[name] ?? []).length as number
 
 describe('createMcpServer', () => {
   it('each connection has its own session; an approval question goes only to the client whose call asked', async () => {
-    kernel = await createTestKernel()
+    const kernel = await testKernel()
     needsApproval(kernel)
-    const a = await connectClient(kernel, () => ({ action: 'decline' }))
-    const b = await connectClient(kernel, () => ({ action: 'accept', content: { decision: 'allow once' } }))
+    const a = await connectClient(kernel, { answer: () => ({ action: 'decline' }) })
+    const b = await connectClient(kernel, { answer: () => ({ action: 'accept', content: { decision: 'allow once' } }) })
     const refused = await a.client.callTool({ name: 'guarded', arguments: {} })
     expect(refused.isError).toBe(true)
     expect(a.asked()).toBe(1)
@@ -69,7 +33,7 @@ describe('createMcpServer', () => {
   })
 
   it('close() cancels the calls in flight (ABORTED, awaited), ends the turn, closes the session and removes its listeners; twice is once', async () => {
-    kernel = await createTestKernel()
+    const kernel = await testKernel()
     const approvalBefore = hooks(kernel, 'approval/request')
     const changeBefore = hooks(kernel, 'tools/change')
     let sawAbort = false
@@ -148,18 +112,12 @@ describe('reading an elicitation answer', () => {
 
   it('"allow for this session" is offered only where the approval service will record the grant', async () => {
     // through the real service: the request says it is grantable, the form offers the session grant, and it is recorded
-    kernel = await createTestKernel()
+    const kernel = await testKernel()
     needsApproval(kernel)
     const forms: ElicitRequest['params'][] = []
     const seen: Array<boolean | undefined> = []
     kernel.ctx.plugin({ name: 'sees', apply: (ctx) => ctx.on('approval/request', (request, next) => (seen.push(request.grantable), next()), true) })
-    const server = createMcpServer(kernel, { log: quiet })
-    servers.push(server)
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await server.connect(serverSide)
-    const client = new Client({ name: 'in-process', version: '0' }, { capabilities: { elicitation: { form: {} } } })
-    client.setRequestHandler(ElicitRequestSchema, (request) => (forms.push(request.params), { action: 'accept', content: { decision: 'allow for this session' } }))
-    await client.connect(clientSide)
+    const { server, client } = await connectClient(kernel, { answer: (params) => (forms.push(params), { action: 'accept', content: { decision: 'allow for this session' } }) })
     expect((await client.callTool({ name: 'guarded', arguments: {} })).isError).toBe(false)
     expect(seen).toEqual([true])
     const schema = (forms[0] as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema

@@ -7,24 +7,18 @@
 // cleared by the user.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { clearUnrestored, ledgerDir, leaseProtected, listUnrestored, readProtected, stateFile, unrestoredFile } from '@dsh/sandbox'
+import { tempDirs } from '../temp-dirs.js'
 
 const lib = path.resolve(import.meta.dirname, '../../core/sandbox/lib/index.js')
 // the ledger is shared by every dsh process of the user: this file's records stay its own
 usePrivateTmpdir('dsh-reclaim-tmp-')
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-reclaim-')))
-  temps.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
-})
+const temps = tempDirs()
+const tmp = () => temps.make('dsh-reclaim-')
+afterEach(() => temps.removeAll())
 
 /** A workspace whose .claude/settings.json holds "old". */
 function claudeWorkspace(parent = tmp()) {

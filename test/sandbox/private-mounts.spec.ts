@@ -6,12 +6,12 @@
 // mount table and files are as before.
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bwrapArgs, DEFAULT_LIMITS, PROTECTED_NAMES, type ResolvedPolicy } from '@dsh/sandbox'
 import { lacks } from '../backends.js'
+import { tempDirs } from '../temp-dirs.js'
 
 const bin = path.resolve(fileURLToPath(import.meta.url), '../../../native/landlock-run/landlock-run')
 // By real path: the launcher refuses a rule on a symbolic link (/bin -> usr/bin where /usr is merged)
@@ -46,15 +46,9 @@ function start(argv: string[]): Promise<Run> {
   })
 }
 
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-private-mounts-')))
-  temps.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
-})
+const temps = tempDirs()
+const tmp = () => temps.make('dsh-private-mounts-')
+afterEach(() => temps.removeAll())
 
 /**
  * The launcher where another user can execute it: a checkout may sit in a

@@ -5,47 +5,22 @@
 // on every backend when regular files, and are refused by protectedEntryOf.
 import fs from 'node:fs'
 import path from 'node:path'
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError } from '@dsh/kernel'
-import { findProtected, protectedEntryOf, SandboxService, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
+import { findProtected, protectedEntryOf } from '@dsh/sandbox'
 import { rejection } from '../rejection.js'
+import { sandboxServices } from '../sandbox-services.js'
 import { tempDirs } from '../temp-dirs.js'
 
 const temps = tempDirs()
-const contexts: Context[] = []
+const services = sandboxServices({ backends: [] })
 afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.stop()
+  await services.stopAll()
   temps.removeAll()
 })
 
-/** A provider that confines nothing but reports what it was given (the policy of each call). */
-function recorder(): SandboxProvider & { policies: unknown[] } {
-  const p = {
-    name: 'recorder',
-    platforms: [process.platform] as NodeJS.Platform[],
-    policies: [] as unknown[],
-    async probe() {
-      return { available: true }
-    },
-    confine(argv: readonly string[], policy: unknown): ProviderConfined {
-      p.policies.push(policy)
-      return { argv: ['/bin/true', ...argv], enforcement: 'full', unenforced: [] }
-    },
-  }
-  return p
-}
-
-async function start(ws: string) {
-  const ctx = new Context()
-  contexts.push(ctx)
-  ctx.plugin(SandboxService, { backends: [], workspace: ws })
-  await ctx.start()
-  const sandbox = ctx.get('sandbox') as SandboxService
-  const provider = recorder()
-  sandbox.provide(provider)
-  return { ctx, sandbox, provider }
-}
+const start = (ws: string) => services.recorded(ws)
 
 describe('sandbox.protect', () => {
   it('a registered file inside the workspace joins the policy, is copied and put back, and leaves with the plugin that registered it', async () => {

@@ -2,24 +2,18 @@
 // the lookup the in-process tools use.
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CORE_PROTECTED, DEFAULT_PROTECTED_PATHS, gitdirOf, ledgerDir, leaseProtected, linkedTargets, PROTECTED_NAMES, protectedEntryOf, protectedPathsOf, protectedStamp, readProtected, restoreProtected, scanProtected, snapshotProtected, unrestoredFile } from '@dsh/sandbox'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
 import { dirsUnder, settled } from './settled.js'
+import { tempDirs } from '../temp-dirs.js'
 
 // the stamp test reads the ledger's directory time: no other test file may touch this file's ledger
 usePrivateTmpdir('dsh-protected-tmp-')
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-protected-')))
-  temps.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
-})
+const temps = tempDirs()
+const tmp = () => temps.make('dsh-protected-')
+afterEach(() => temps.removeAll())
 
 describe('protected paths', () => {
   it('the core names are .git, .dsh, .claude, .codex and .mcp.json; the default adds the start-up files and editor directories', () => {

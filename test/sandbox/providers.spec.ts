@@ -1,20 +1,14 @@
 // The argv each Linux backend builds for a policy, and what it reports it
 // cannot enforce. The real runs are in test/adversarial.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bwrapArgs, bwrapUnenforced, landlockArgs, landlockCovers, landlockNsArgs, landlockUnenforced, type ResolvedPolicy, DEFAULT_LIMITS, PROTECTED_NAMES, CORE_PROTECTED, launcherLimitArgs, limitsUnenforced } from '@dsh/sandbox'
+import { tempDirs } from '../temp-dirs.js'
 
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-providers-')))
-  temps.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
-})
+const temps = tempDirs()
+const tmp = () => temps.make('dsh-providers-')
+afterEach(() => temps.removeAll())
 
 const rw = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'workspace-write', workspace: ws, writableRoots: [ws], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })
 const ro = (ws: string, over: Partial<ResolvedPolicy> = {}): ResolvedPolicy => ({ mode: 'read-only', workspace: ws, writableRoots: [], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, ...over })

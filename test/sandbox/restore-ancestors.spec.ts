@@ -5,22 +5,16 @@
 // made again. Real files, the real ledger (under a private temp dir).
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ancestorsBelowRoot, clearAncestors, leaseProtected, newBudget, reclaimProtected, snapshotEntry } from '@dsh/sandbox'
 import { usePrivateTmpdir } from '../private-tmpdir.js'
+import { tempDirs } from '../temp-dirs.js'
 
 usePrivateTmpdir('dsh-ancestors-tmp-')
-const temps: string[] = []
-function tmp(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-ancestors-')))
-  temps.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true })
-})
+const temps = tempDirs()
+const tmp = () => temps.make('dsh-ancestors-')
+afterEach(() => temps.removeAll())
 
 /** A root with a nested repository's .git at sub/.git, its hooks and config. */
 function nested(): string {

@@ -5,35 +5,25 @@
 // it). claude-code-permissions' feed says what a pattern cannot cover.
 import fs from 'node:fs'
 import path from 'node:path'
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
-import { deniedBy, SandboxService, type ProviderConfined, type SandboxProvider } from '@dsh/sandbox'
+import { deniedBy } from '@dsh/sandbox'
 import { compileRuleSet, INLINE, sandboxRestriction } from '@dsh/claude-code-permissions'
 import { rejection } from '../rejection.js'
+import { sandboxServices } from '../sandbox-services.js'
 import { tempDirs } from '../temp-dirs.js'
 
 const temps = tempDirs()
-const contexts: Context[] = []
+const services = sandboxServices({ backends: [] })
 afterEach(async () => {
-  for (const ctx of contexts.splice(0)) await ctx.stop()
+  await services.stopAll()
   temps.removeAll()
 })
 
 /** A service whose only provider records the policy it was asked to confine (no process runs). */
 async function start(ws: string) {
-  const ctx = new Context()
-  contexts.push(ctx)
-  ctx.plugin(SandboxService, { backends: [], workspace: ws })
-  await ctx.start()
-  const sandbox = ctx.get('sandbox') as SandboxService
-  const seen: any[] = []
-  const provider: SandboxProvider = {
-    name: 'recorder', platforms: [process.platform],
-    probe: async () => ({ available: true }),
-    confine: (_argv, policy): ProviderConfined => (seen.push(policy), { argv: ['/bin/true'], enforcement: 'full', unenforced: [], hidden: [...policy.readDeny].filter((p) => fs.existsSync(p)) }),
-  }
-  sandbox.provide(provider)
-  return { ctx, sandbox, seen }
+  const { ctx, sandbox, provider } = await services.recorded(ws, (_argv, policy) => ({ argv: ['/bin/true'], enforcement: 'full', unenforced: [], hidden: [...policy.readDeny].filter((p) => fs.existsSync(p)) }))
+  return { ctx, sandbox, seen: provider.policies as any[] }
 }
 
 describe('ctx.sandbox.restrict', () => {

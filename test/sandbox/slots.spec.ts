@@ -7,12 +7,12 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Context } from 'cordis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createKernel } from 'dsh'
 import { sandboxEnv, SandboxService, startProcess, type Confined, type LocalBackend, type SandboxConfig, type SandboxMode } from '@dsh/sandbox'
 import { LINUX_BACKENDS, lacks } from '../backends.js'
 import { gone, pidAlive } from '../processes.js'
+import { onBackend, sandboxServices } from '../sandbox-services.js'
 
 const temps: string[] = []
 function workspace(): string {
@@ -40,20 +40,17 @@ async function run(confined: Confined, cwd: string) {
 for (const backend of LINUX_BACKENDS) {
   const skip = await lacks(backend, `the ${backend} slot tests`)
   describe.skipIf(skip)(`sandboxes built ahead on the ${backend} backend`, () => {
-    const services: Context[] = []
+    const services = sandboxServices(onBackend(backend))
     const start = async (config: SandboxConfig = {}) => {
-      const ctx = new Context()
-      ctx.plugin(SandboxService, { backends: [backend], allowedRoots: [fs.realpathSync(os.tmpdir())], workspace: os.tmpdir(), ...config })
-      await ctx.start()
-      services.push(ctx)
-      return { ctx, service: ctx.get('sandbox') as SandboxService }
+      const { ctx, sandbox } = await services.start(config)
+      return { ctx, service: sandbox }
     }
     let service: SandboxService
     beforeAll(async () => {
       service = (await start()).service
     })
     afterAll(async () => {
-      for (const ctx of services.splice(0)) await ctx.stop()
+      await services.stopAll()
     })
     afterEach(() => {
       for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })

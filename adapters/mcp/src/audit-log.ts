@@ -1,15 +1,4 @@
-/**
- * The `logging` capability: once the client has set a level with
- * `logging/setLevel`, every event appended to the connection's session is
- * sent as a `notifications/message` whose `data` is the event whole
- * (`{ seq, time, type, data }`) — at `warning` for a denial (a call refused by
- * a gate, an approval denied), at `error` for a reload that failed or was
- * refused, at `info` otherwise — when that level is at or
- * above the client's. Before a level is set nothing is sent (the SDK alone
- * would send everything) but what server.ts sends itself: a reload that
- * failed or was refused. Events are sent in order, batched on the next turn
- * of the event loop, off the pipeline's path.
- */
+/** The `logging` capability: each session event sent as `notifications/message` once the client set a level, off the pipeline's path, since the SDK alone would send everything (docs/architecture.md, MCP server). */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
 import type { SessionEvent } from '@dsh/kernel'

@@ -1,17 +1,4 @@
-/**
- * One line from the client as a JSON-RPC 2.0 message, or the error that
- * answers it. The SDK's own stdio transport drops a line that does not parse
- * or does not match its schemas, so a request with an id would never be
- * answered; here every such request gets its error (JSON-RPC 2.0 §5.1):
- * `-32700` for text that is not JSON, `-32600` for something that is not a
- * request object (not an object, no `"jsonrpc": "2.0"`, a method or id of the
- * wrong type, params that are not an object, a member JSON-RPC does not
- * have), `-32602` for params MCP cannot take (`_meta` or its progress token
- * of the wrong type, a `__proto__` key). Only a request with a usable id is
- * answered with it; the rest are answered with `id: null`, as the
- * specification says, except notifications and responses, which are never
- * answered.
- */
+/** One client line as a JSON-RPC 2.0 message or the error that answers it, since the SDK's transport drops a bad line and leaves its request unanswered (the codes: docs/architecture.md, MCP server). */
 import {
   ErrorCode,
   JSONRPCNotificationSchema,

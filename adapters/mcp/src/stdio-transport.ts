@@ -1,19 +1,4 @@
-/**
- * The MCP stdio transport `dsh mcp` serves on, in place of the SDK's (which
- * closes the connection on one line over its buffer cap and drops, unanswered,
- * every line its schemas refuse). Lines are framed without joining the chunks
- * of a partial line until it ends; a line over `maxMessageBytes` is never held
- * — its bytes are only scanned for the request id — and is answered with a
- * JSON-RPC error, the connection serving on. Every other line is checked by
- * `checkLine` (envelope.ts): a request it refuses gets its error.
- *
- * Flow control: the bytes of requests read but not yet answered plus the
- * bytes written to stdout but not yet flushed are the bytes in flight; over
- * `maxBytesInFlight`, stdin is paused, so a client that stops reading its
- * answers stops the server reading its requests (they wait in the pipe, in
- * the kernel's buffer, not in ours). A `send` over the cap resolves when its
- * bytes are flushed, so the SDK's handlers wait too.
- */
+/** The stdio transport `dsh mcp` serves on, in place of the SDK's, since that one closes the connection on one long line and drops refused lines unanswered (framing and flow control: docs/architecture.md, MCP server). */
 import type { Readable, Writable } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'

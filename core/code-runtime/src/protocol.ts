@@ -1,19 +1,4 @@
-/**
- * What passes between the host thread and a runtime worker: lifecycle
- * messages on the worker's port (a run, its verdict, ready, fatal), sub-calls
- * and their answers as records on two channels of shared memory
- * (worker/channel.js, worker/records.js), and the shared control words. The
- * worker side (`worker/*.js`) reads these types through JSDoc; keep its copy of
- * the slot numbers in step.
- *
- * During a run the worker never returns to its event loop: it spins, then
- * blocks in `Atomics.wait`, on the `seq` word, and reads answers from its
- * `down` channel. So after every answer it writes, and every message it posts,
- * the host bumps `seq` and notifies — and to cancel, it writes the run id into
- * `cancel` first. The other way, the host polls the `up` channel while a run
- * is busy (setting `hostPolling`); a worker that writes a sub-call while the
- * host is not polling posts a `wake` message on its port as well.
- */
+/** What passes between the host thread and a runtime worker; the worker's JSDoc copy of the slot numbers must stay in step (how the threads wake each other: docs/architecture.md, Code mode). */
 import type { MessagePort } from 'node:worker_threads'
 import type { CodeLimits } from './limits.js'
 import type { ChannelEnd } from './worker/channel.js'

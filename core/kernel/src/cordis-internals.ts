@@ -1,29 +1,4 @@
-/**
- * The one door to cordis's internals. Everything dsh relies on that cordis does
- * not document as public API is reached here and nowhere else, so a cordis
- * upgrade touches this file; `cordisInternalsProblems()` (pinned by a test)
- * says which of these assumptions the installed cordis breaks.
- *
- * What is used, and why:
- * - `ReflectService.prototype.bind`: `ctx.on` wraps every listener in a reflect
- *   proxy whose apply trap re-traces `this` and each argument (~5 µs a call);
- *   the patch remembers the original so composed chains call it directly.
- * - `lifecycle._hooks[name]`: the live hook list of an event
- *   (`{ ctx, callback, prepend?, global? }` in call order).
- * - `symbols.original`: the raw object behind a traceable proxy.
- * - `scope.runtime.name` and `runtime.parent`: which plugin a context belongs to.
- * - `Context.filter`: a scoped dispatch's filter, as `ctx.emit(thisArg, …)` applies it.
- * - `Context.internal`: which root members are services.
- * - a service's own `ctx` property: cordis builds a shadow context for every traced
- *   member access of a service whose `ctx` is own data.
- * - `symbols.isolate` / `symbols.store` and the context handler's order: a name the raw
- *   context has as a property is read from it (then traced for the caller) before cordis
- *   resolves it as a service — which builds an `Error`, stack and all, on every access.
- * - `getTraceable` and `symbols.shadow`: the trace cordis builds for a reader, and its rule
- *   that an object with an own `symbols.shadow` stands for its prototype, already traced.
- * - `symbols.internal` entries of type `accessor` (`{ get(receiver) }`) and `symbols.receiver`:
- *   how the context handler reads a mixin (`ctx.emit`, `ctx.on`, `ctx.plugin`, `ctx.get`, …).
- */
+/** The one door to cordis's internals, so a cordis upgrade touches one file and `cordisInternalsProblems()` names what it broke (what is used, and why: docs/architecture.md, Waterfalls). */
 import { Context, getTraceable, isObject, ReflectService, symbols, type ForkScope } from 'cordis'
 
 type AnyFn = (...args: any[]) => any
@@ -130,23 +105,7 @@ export function detachServiceContext(service: object): Context {
 
 const exposed = new WeakMap<object, Set<string>>()
 
-/**
- * Make `ctx.<name>` read the service straight from cordis's store on this root and every
- * context under it, instead of through cordis's service lookup (which builds an `Error` with
- * its stack on every access: ~90 % of a `ctx.tools.execute` call). What the caller gets is
- * still traced for the caller — the same trace cordis would build (`getTraceable`), kept per
- * reading context and service instance, since building one names three fresh closures
- * (`Object.defineProperty` of each one's `name`), the next largest cost of a call — so inside
- * a service method `this.ctx` is the calling plugin's context, as before; isolation
- * (`ctx.isolate(name)`) is honoured because the store key is read from the caller's context,
- * and a replaced service gets a new trace. The getter hands cordis the trace inside a shadow
- * holder (an object with an own `symbols.shadow`, whose prototype `getTraceable` returns as
- * it is) so cordis does not trace it again. Only this root's contexts are touched, never
- * cordis's prototypes. Lost: cordis's warning for a plugin that reads the service without
- * declaring `inject`. `direct` names methods that never read `this.ctx` (pure reads, a
- * dispatch that takes its scope as an argument): the holder has them as own properties bound
- * to the service, so a plugin calling them through its trace pays no trap (~2.5 µs a call).
- */
+/** `ctx.<name>` read from cordis's store and traced for the caller, since cordis's lookup builds an Error on every read (decisions/2026-12-01-public-call-trace.md). */
 export function exposeService(ctx: Context, name: string, direct: readonly string[] = []): void {
   // defined on the context object behind the root's proxy (no defineProperty trap): only this root's contexts see it
   const root = ctx.root as unknown as Record<PropertyKey, any>
@@ -194,18 +153,7 @@ function defined(object: object | null, name: string): boolean {
   return false
 }
 
-/**
- * Make each of cordis's accessors registered on this root so far (the mixins of its own services:
- * `ctx.emit`, `ctx.on`, `ctx.plugin`, `ctx.get`, `ctx.effect`, `ctx.runtime`, … and the timer's)
- * an own property of the root, read as cordis reads it: `entry.get.call(ctx, ctx[symbols.receiver])`,
- * looked up again on every read. Why: the context handler builds an `Error`, stack and all, for
- * every read of a name the raw context lacks before it even looks whether the name is an accessor,
- * and then drops it (it warns only for services and unknown names) — 17 of them for each plugin
- * started on reload, ~4 µs each here. A name the root or its prototype already has is left alone;
- * an accessor gone since reads undefined, as cordis's own lookup would give; a value carrying a
- * tracker goes back in a shadow holder, so cordis hands it out untraced, as from the accessor. Only
- * this root's contexts are touched, never cordis's prototypes.
- */
+/** cordis's accessors as own properties of the root, since its context handler builds an Error for every read of one (docs/architecture.md, Hot path). */
 export function exposeAccessors(ctx: Context): void {
   const root = ctx.root as unknown as Record<PropertyKey, any>
   const internal = root[symbols.internal] as Record<string, { type?: string } | undefined>

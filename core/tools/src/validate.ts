@@ -1,16 +1,4 @@
-/**
- * Argument validation with Ajv. A schema is checked against the JSON Schema
- * meta-schema when the tool is registered (cheap; a bad schema is refused
- * then) and compiled on the tool's first call, once; the compiled validator is
- * kept with the tool, and shared by every tool whose schema is equal. Ajv never coerces, removes or defaults anything here:
- * arguments are validated, never rewritten, since they were logged as given.
- *
- * The draft-07 meta-schema check is Ajv's own validator for it, generated
- * ahead of time (`json-schema-meta.generated.ts`): compiling the meta-schema
- * at run time was the largest single cost of the CLI's start. Ajv itself is
- * loaded on the first compile (a tool's first call), or to check a schema
- * naming another `$schema`.
- */
+/** Argument validation with Ajv, never coercing, since arguments are logged as given; the meta-schema check generated ahead, since compiling it was the CLI's largest start-up cost (docs/architecture.md, The CLI's start-up and its bundle). */
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { Ajv as AjvClass, ValidateFunction } from 'ajv'

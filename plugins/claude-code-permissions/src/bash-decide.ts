@@ -1,22 +1,4 @@
-/**
- * Deciding one Bash command against the rules. The command is read into its
- * simple commands; each is a part, and for a part that runs another command
- * (a wrapper, `sh -c`, `eval`) the wrapped command is a part of it too.
- *
- * - a deny rule matching any part, at any depth, denies the whole;
- * - a part we cannot know before the run (an expansion in its name or
- *   arguments, an unknown wrapper option, text the parser cannot read) makes
- *   the whole `unknown` — it asks;
- * - an ask rule matching any part asks;
- * - the whole is allowed only when every part is allowed: by an allow rule
- *   for the part as written, or — for a transparent wrapper — for the
- *   command it wraps;
- * - otherwise the mode's default decides (`none`).
- *
- * What does not depend on the rules — the parse, each part's texts, flags and
- * wrapped command — is computed once per command text and cached with the
- * parse; deciding is then matching only.
- */
+/** One Bash command decided part by part, since a rule about `rm` must meet the `rm` inside `sh -c`, `xargs` or a pipeline (deny > unknown > ask > none > allow: docs/architecture.md, Permission rules). */
 import { splitFlags, UNKNOWN_WORD, type SplitWords } from './bash-pattern.js'
 import type { BashIndex, CompiledRule, RuleSet } from './ruleset.js'
 import { analyzeShell, type ShellAnalysis, type SimpleCommand } from './shell.js'

@@ -1,17 +1,4 @@
-/**
- * Matching a `Bash(...)` specifier against one simple command, as Claude Code
- * documents it: no `*` is an exact match; a legacy `prefix:*` matches the
- * prefix alone or followed by a space (so `npm:*` is not `npmx`); `*` matches
- * any run of characters, spaces included, and a trailing ` *` may also match
- * nothing (`ls *` matches `ls` but not `lsof`).
- *
- * The command is its words with quoting removed, joined by single spaces (so
- * `'r'm` is `rm`); a word unknown before the run is U+0000, which only `*`
- * matches. Deny and ask rules also match **loosely**: their flags as a set
- * (`-rf` = `-r -f`, in any order, anywhere in the command) and the rest in
- * order — reordering flags does not step around a deny. Allow rules match
- * only as written.
- */
+/** A `Bash(...)` specifier matched against one simple command as Claude Code documents it, deny and ask also loosely, since reordering flags must not step around a deny (docs/decisions/2026-12-01-permission-rule-matching.md). */
 
 export const UNKNOWN_WORD = '\u0000'
 

@@ -1,19 +1,4 @@
-/**
- * Codex's `on-failure` approval policy: a Bash command that ran confined in
- * the read-only sandbox and failed on what looks like a sandbox denial is
- * offered, once, to run again with workspace-write. The offer is a second
- * call through the public pipeline with Codex's escalation request
- * (`sandbox_permissions: 'require_escalated'` and a justification quoting the
- * failure), so every rule, guard, hook and the approval gate apply to it and
- * both calls are in the session log. What the caller gets is the rerun's
- * result, or — when the rerun was not approved or could not run — the
- * original failure with a line saying why it was not rerun. A rerun carries
- * the escalation request, so it is never offered again.
- *
- * The signal is a heuristic (see the decision note
- * `2026-12-01-on-failure-rerun.md`): a false positive costs one question,
- * never a run without approval.
- */
+/** Codex's `on-failure` policy: a read-only Bash command that failed on what looks like a sandbox denial is offered once again with workspace-write, through the whole pipeline (docs/decisions/2026-12-01-on-failure-rerun.md). */
 import type { JsonObject, SandboxMode, Session } from '@dsh/kernel'
 import type { ContentBlock, Execution, PostExecuteInput, ToolResult, ExecuteInput, BlockDecision } from '@dsh/tools'
 

@@ -1,22 +1,4 @@
-/**
- * Matching `Read(...)` / `Edit(...)` / `Write(...)` specifiers against a path,
- * with gitignore semantics (the `ignore` package, which implements git's
- * rules) and Claude Code's anchors:
- *
- * - `//path` — absolute (`//etc/**` is `/etc/**`);
- * - `~/path` — from the home directory;
- * - `/path` — from the project root, the directory holding the settings
- *   file's `.claude/` (the workspace for inline rules and the managed file);
- * - `./path` and a bare `path` — from the workspace. A bare pattern without a
- *   slash (`*.env`, `.env`) matches at any depth below its base, as in
- *   `.gitignore`; `./.env` only the workspace's own `.env`. A bare
- *   one-directory pattern (`secrets/**`) in a deny or ask rule matches that
- *   directory at any depth; in an allow rule only the workspace's own.
- *
- * A path outside a pattern's base never matches it. Deny and ask patterns
- * compare case-insensitively (a case-insensitive file system opens `.ENV`
- * as `.env`); allow patterns compare exactly.
- */
+/** Read/Edit/Write specifiers matched against a path with gitignore semantics and Claude Code's anchors, since rules written for Claude Code must mean the same here (docs/configuration.md; decisions/2026-12-01-permission-rule-matching.md). */
 import ignore, { type Ignore } from 'ignore'
 import { statSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'

@@ -1,15 +1,4 @@
-/**
- * claude-code-permissions: the `permissions` of Claude Code settings files
- * (and Codex's approval policies) as a `tools/pre-execute` listener.
- *
- * A deny is returned without calling `next()`. An allow passes the call on
- * (`next()`), so it never turns a later listener's, a hook's or a guard's
- * denial into an allow. An ask is combined with what the rest of the chain
- * decides (a deny there wins). Every decision appends `permission/decided`
- * before the listener answers; if that append fails, the listener throws and
- * the pipeline denies. With a sandbox service, the path denies also bind what
- * the sandbox confines and the file tools walk (sandbox-feed.ts).
- */
+/** claude-code-permissions: settings files' `permissions` (and Codex's approval policies) as a gate-1 listener whose allow only passes the call on, so it never overrides a later denial (its README). */
 import type { Context } from 'cordis'
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'

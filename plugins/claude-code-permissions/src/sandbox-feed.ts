@@ -1,20 +1,4 @@
-/**
- * The rules feed the sandbox (DESIGN §16.5): a `Read(...)` deny joins every
- * call's `readDeny`, an `Edit(...)` deny (and `Write`, `MultiEdit`,
- * `NotebookEdit`) its read-only paths, through `ctx.sandbox.restrict`, so
- * `bash cat .env` is held to the rule that stops `read .env`.
- *
- * The backends hide and protect paths, not patterns, so each rule becomes
- * the paths it matches now: a rule without a wildcard names one path, and
- * `dir/**` the directory itself (which covers whatever is made in it during
- * the call); any other pattern is matched against the entries of a bounded
- * walk from the deepest directory it names (for an unanchored pattern, the
- * workspace), each matching entry taken whole and not entered. What such a
- * pattern would match among paths made during the call is not covered
- * (`path-rules-new-paths` in `unenforced`), nor what lies beyond the walk's
- * bound (`path-rules-truncated`). The file tools test every path against the
- * rules themselves (`readDenied`), with no walk.
- */
+/** Read and Edit deny rules as the sandbox's readDeny and read-only paths, since `bash cat .env` must be held to the rule that stops `read .env` (docs/decisions/2026-12-02-rules-feed-the-sandbox.md). */
 import { readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { EDIT_TOOLS } from './tool-kinds.js'

@@ -1,19 +1,4 @@
-/**
- * The simple commands of a parsed command line, read off tree-sitter's bash
- * tree. The grammar's tree is not bash's in a few places, and each is
- * corrected here rather than trusted:
- *
- * - words after a redirection are arguments (`rm 2>x -rf /` runs `rm -rf /`),
- *   but the grammar files them as further destinations of the redirection,
- *   or as arguments of a here-document's redirection;
- * - the words after `>&-` / `<&-` (which close a descriptor and take no
- *   target) are arguments, though the grammar files them as the target;
- * - `{name}` or a number written right before a redirection is its
- *   descriptor (`exec {fd}>x`, `0<x cmd`), not a word of the command.
- *
- * A redirection of a compound command followed by words is not bash (it
- * refuses it); such a tree is unreadable rather than half-read.
- */
+/** The simple commands of a parsed command line, read off tree-sitter's bash tree and corrected where it is not bash's (`rm 2>x -rf /` runs `rm -rf /`; each correction says why at its line), since a rule must meet what bash will run. */
 import type { Node } from 'web-tree-sitter'
 
 /** One simple command: `assignments` are its `NAME=value` prefixes, `words` its name and arguments. */
@@ -40,6 +25,7 @@ export function collect(node: Node, text: string, out: SimpleCommand[], extra: r
   if (node.type === 'redirected_statement') {
     const body = node.childForFieldName('body')
     const redirects = node.childrenForFieldName('redirect').filter((child): child is Node => !!child)
+    // Why: words after a redirection are the command's arguments (`rm 2>x -rf /`), though the grammar files them under the redirection
     const words = [...redirects.flatMap(argumentsOf), ...extra]
     if (body) collect(body, text, out, words)
     else if (words.length) throw new Unreadable('words after a redirection with no command')

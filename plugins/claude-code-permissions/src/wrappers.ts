@@ -1,17 +1,4 @@
-/**
- * Programs that run another command: `env`, `nice`, `timeout`, `nohup`,
- * `stdbuf`, `time`, `command`, `exec`, `setsid`, `ionice`, `xargs`, `sudo`,
- * `doas`, `sh -c` / `bash -c` (and the other shells), `eval`, `su -c`,
- * `watch`. A rule is matched against the wrapped command too, so
- * `nice rm -rf /` meets `Bash(rm:*)`'s deny. Each wrapper's options are
- * listed with how many words they take; an option we do not know, or a
- * wrapped command we cannot find, is `unknown` — the call asks.
- *
- * `transparent` wrappers only change how the same command runs (priority,
- * deadline, buffering); an allow rule for the wrapped command allows them.
- * The others (`sudo`, `env` with assignments, `xargs`) run it differently
- * or with arguments unknown now, so only a rule for the whole line allows.
- */
+/** The programs that run another command and their options, since a rule must meet the command a wrapper runs (docs/decisions/2026-12-01-permission-rule-matching.md). */
 import { basename } from 'node:path'
 
 export type Unwrapped =

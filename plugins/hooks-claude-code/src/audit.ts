@@ -9,29 +9,27 @@ import type { LaunchOutcome } from './launch.js'
 import { killingSignal } from './output.js'
 import { NOTICE_EVENTS, type HookEvent, type HookSpec, type Verdict } from './types.js'
 
+/** What `hook/invoked` and `hook/result` say of the hook and the call it is about. */
+interface HookSubject {
+  /** the call the event is about (absent for SessionStart and SessionEnd) */
+  callId?: string
+  event: HookEvent
+  command: string
+  /** our tool name, and the name the hook sees (absent with callId) */
+  tool?: string
+  toolName?: string
+  /** what the matcher tested, for the events that are not about a tool: the notification type, source or reason */
+  matched?: string
+}
+
 declare module '@dsh/kernel' {
   interface SessionEvents {
-    'hook/invoked': {
-      /** the call the event is about (absent for SessionStart and SessionEnd) */
-      callId?: string
-      event: HookEvent
-      command: string
-      /** our tool name, and the name the hook sees (absent with callId) */
-      tool?: string
-      toolName?: string
-      /** what the matcher tested, for the events that are not about a tool: the notification type, source or reason */
-      matched?: string
+    'hook/invoked': HookSubject & {
       matcher: string | null
       source: string
       timeoutMs: number
     }
-    'hook/result': {
-      callId?: string
-      event: HookEvent
-      command: string
-      tool?: string
-      toolName?: string
-      matched?: string
+    'hook/result': HookSubject & {
       durationMs: number
       exitCode: number | null
       signal: string | null
@@ -70,16 +68,19 @@ export interface HookCall {
   toolName: string
 }
 
-/** Who the event is about: the call, and for the events not about a tool, what the matcher tested. */
-function about(call: HookCall | undefined, spec: HookSpec, matched: string) {
-  return { ...(call ? { callId: call.callId, tool: call.tool, toolName: call.toolName } : {}), ...(NOTICE_EVENTS.has(spec.event) ? { matched } : {}) }
+/** Who the event is about: the hook, the call, and for the events not about a tool, what the matcher tested. */
+function about(call: HookCall | undefined, spec: HookSpec, matched: string): HookSubject {
+  return {
+    ...(call ? { callId: call.callId, tool: call.tool, toolName: call.toolName } : {}),
+    ...(NOTICE_EVENTS.has(spec.event) ? { matched } : {}),
+    event: spec.event,
+    command: spec.command,
+  }
 }
 
 export function invokedEvent(call: HookCall | undefined, spec: HookSpec, matched: string, timeoutMs: number): SessionEvents['hook/invoked'] {
   return {
     ...about(call, spec, matched),
-    event: spec.event,
-    command: spec.command,
     matcher: spec.matcherText ?? null,
     source: spec.source,
     timeoutMs,
@@ -89,8 +90,6 @@ export function invokedEvent(call: HookCall | undefined, spec: HookSpec, matched
 export function resultEvent(call: HookCall | undefined, spec: HookSpec, matched: string, outcome: LaunchOutcome, raw: Verdict, decided: Exclude<Verdict['kind'], 'no-answer'>, auditBytes: number) {
   const data: SessionEvents['hook/result'] = {
     ...about(call, spec, matched),
-    event: spec.event,
-    command: spec.command,
     durationMs: outcome.durationMs,
     exitCode: outcome.exitCode,
     signal: outcome.signal,

@@ -1,22 +1,4 @@
-/**
- * The files a hook command runs from the workspace: a hook runs unconfined,
- * so `./.hooks/pre.sh`, `bash scripts/check.sh` or `node tools/guard.mjs`
- * would run whatever a confined command last wrote there. The plugin
- * registers each such file with the sandbox (DESIGN §16.5), as it registers
- * the settings files, and again when the settings change.
- *
- * The command is read with the shell parser claude-code-permissions decides
- * Bash rules with (`$CLAUDE_PROJECT_DIR` replaced by the workspace first, as
- * the hook's environment would expand it). A file counts when it is a simple
- * command's program written as a path (`./x.sh`, `.hooks/pre`, an absolute
- * path), or the script a known interpreter is given (`bash x.sh`,
- * `python3 -u x.py`, `node --no-warnings x.mjs`, `source x.sh`), through the
- * wrappers the rules see through (`env`, `nice`, `exec`, `bash -c '…'`, …).
- * A relative path is taken from the workspace, where hooks start. What the
- * text does not say — a program or script chosen when the hook runs (`$X`,
- * `$(…)`, after a `cd`), an interpreter's module (`python -m`) — is returned
- * as `unknown`, for the plugin to say once; it cannot be protected.
- */
+/** The workspace files a hook command runs, registered with the sandbox, since a hook runs unconfined whatever a confined command last wrote there (docs/decisions/2026-12-02-hook-scripts-protected.md). */
 import { lstatSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { analyzeShell, programName, unwrap } from '@dsh/claude-code-permissions'

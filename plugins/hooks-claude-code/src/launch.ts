@@ -1,25 +1,4 @@
-/**
- * Running one hook command: `sh -c <command>` in the workspace, in its own
- * process group, with the input JSON on a real pipe, a deadline, an output cap
- * and the call's cancellation.
- *
- * Why a launcher: Node gives a child's stdin as one end of a socketpair, and on
- * Linux `/dev/stdin` cannot be opened on a socket (ENXIO) — a hook doing
- * `jq … < /dev/stdin` then reads nothing and allows. So bash starts first,
- * turns its stdin into a pipe with a process substitution (`cat` copying our
- * socket into it), checks it is a pipe, and `exec`s `/bin/sh -c <command>`: the
- * hook keeps bash's pid, so its exit status and any killing signal reach us
- * unchanged. The command travels as an argument, never spliced into a script.
- * bash runs with --norc: started at shell level 0 or 1 with a socket as stdin,
- * it takes itself for a remote shell and sources ~/.bashrc (the user's
- * interactive setup — slow, and it can wait on a lock a killed hook left),
- * which the hook's command never asked for.
- *
- * The sandbox's process runner does the rest: a deadline, an abort, too much
- * output or the plugin's disposal ends the hook with everything it started
- * (its group, its descendants, `setsid` ones included), and output pipes still
- * held open after that are destroyed, so nothing can hang the call.
- */
+/** Running one hook command through a bash launcher, since a socket on stdin breaks `< /dev/stdin` hooks (docs/decisions/2026-11-30-hooks-claude-code.md, The launcher). */
 import { accessSync, constants } from 'node:fs'
 import { startProcess, type ProcessOutcome, type RunningProcess, type Termination } from '@dsh/sandbox'
 import { KILL_GRACE_MS, PIPE_GRACE_MS } from './limits.js'

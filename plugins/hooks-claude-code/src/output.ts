@@ -1,21 +1,4 @@
-/**
- * What a finished hook said, by the protocol Claude Code documents:
- *
- * - no run (could not start, timed out, killed, aborted, too much output, exit
- *   126/127) → no answer;
- * - exit 2 blocks, with stderr as the reason, whatever stdout says;
- * - otherwise a JSON object on stdout decides, whatever the exit code;
- * - stdout that is not JSON is plain text: no decision (any exit code);
- * - stdout that opens a JSON object but does not parse as one, or text followed
- *   by a line that opens one, is malformed → no answer. Claude Code reads only
- *   a stdout that is entirely JSON and would treat the latter as plain text; a
- *   hook that printed a decision we cannot read must not pass as "no decision".
- *
- * Within one JSON answer the strictest part wins: `continue: false` denies (with
- * `stopReason`), then `permissionDecision`, then the legacy `decision`.
- * `updatedInput` denies: arguments are logged before any gate and are never
- * rewritten afterwards.
- */
+/** What a finished hook said, by the protocol Claude Code documents, since a decision we cannot read must never pass as no decision (the protocol: the plugin's README). */
 import { constants } from 'node:os'
 import { MAX_REASON_CHARS } from './limits.js'
 import type { LaunchOutcome } from './launch.js'

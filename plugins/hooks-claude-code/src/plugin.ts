@@ -1,16 +1,4 @@
-/**
- * hooks-claude-code: Claude Code (and Codex) command hooks as kernel policy.
- *
- * PreToolUse hooks run in gate 1 (`tools/pre-execute`): their deny stands
- * whatever later listeners say (it is returned without calling `next()`), an
- * ask is combined with what the rest of the chain decides (a deny there still
- * wins), and their allow never overrides anyone — it just passes the chain's
- * decision on. PostToolUse / PostToolUseFailure hooks run in gate 4
- * (`tools/post-execute`) on the tool's result and can block it.
- *
- * Listeners are registered before the settings are loaded; a call that arrives
- * meanwhile waits for them, and is refused if they fail to load.
- */
+/** hooks-claude-code: Claude Code and Codex command hooks as gate listeners, registered before the settings load so no call slips past them (docs/architecture.md, Hooks). */
 import type { Context } from 'cordis'
 import { resolve } from 'node:path'
 import type {} from '@dsh/approval'

@@ -1,45 +1,4 @@
-/**
- * Hooks run unconfined, so the files they come from must not be writable by a
- * confined command — otherwise a model could plant a hook (or delete one) and
- * have it run outside the sandbox later. The rule, kept small on purpose:
- *
- * 1. The writable roots are the plugin's workspace and `writableRoots`, plus,
- *    when a sandbox service runs, its workspace and `allowedRoots` (everywhere
- *    a policy could make writable). A settings file outside all of them loads.
- * 2. One inside a writable root loads only under a protected path — `.claude/`,
- *    `.codex/`, `.dsh/`, `.git/` or `.mcp.json` at the top of the root, which
- *    the sandbox keeps read-only (DESIGN §8) — or when the plugin registered it
- *    with the sandbox (`protect`, DESIGN §16.5), which then protects the file
- *    itself as it protects those entries. Anywhere else it is refused.
- * 3. When a sandbox service runs, the plugin asks it once, at start, how it
- *    would confine a `workspace-write` command (`describe`: nothing is run or
- *    leased; what a killed call left in a protected entry is put back first,
- *    so it is not loaded from disk) and refuses a
- *    file the answer leaves unprotected: `protected-symlinks` refuses one
- *    whose protected entry is a symlink; `absent-protected-paths` refuses one
- *    whose protected entry did not exist at start (a confined command may have
- *    created it; the sandbox only removes such entries when the call ends).
- *    Any other unenforced item naming protected paths, a partial answer
- *    without the list, a snapshot over its bound, or a sandbox that fails to
- *    answer also refuses. A sandbox reporting itself unavailable confines
- *    nothing, so no confined command can run to write the file: rule 2 alone
- *    applies.
- * 4. `protected-paths` unenforced (Landlock alone: the entries are writable
- *    during a call and put back after it) refuses a file unless its entry is
- *    one the sandbox copies and puts back (`restores` of its
- *    description) and the sandbox can read through its ledger (`readProtected`). Then
- *    every read of the file goes through the ledger: while a confined call
- *    holds the entry the file is read from the copy taken before the call
- *    (so what the command writes is never loaded, and other calls' hooks
- *    keep coming from the old settings), and once it ended from disk, put
- *    back. An entry the ledger marks as not put back (a restore that failed,
- *    a call whose process died) is refused, saying why, until the user
- *    removes the mark. The ledger's state is part of each file's stamp, so
- *    the file is re-read when a call takes or gives back its entry.
- * 5. Without a sandbox service, rule 2 alone applies.
- *
- * Both the path as configured and its real path (through symlinks) are checked.
- */
+/** Which hook settings files may load: none a confined command could write, since hooks run unconfined (the five rules: docs/architecture.md, Hooks). */
 import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { describeError, KernelError } from '@dsh/kernel'

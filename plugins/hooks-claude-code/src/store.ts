@@ -1,17 +1,4 @@
-/**
- * The current hook set: the inline hooks plus every settings file, each file
- * re-read when its stamp (inode, size, mtime, ctime) changes. The stamps are
- * checked before every call, so an edit applies to the next call whether or
- * not the watcher has fired yet.
- *
- * A file that fails — bad JSON, a bad hook, refused as unprotected — keeps its
- * last good hooks and records a problem; the dispatcher denies every call while
- * a problem stands, unless the plugin's `onError` is `ignore`. A file that
- * disappears contributes no hooks. At startup, any problem is thrown.
- *
- * Given a `reader` (protect.ts rule 4), files are stamped and read through it
- * — the sandbox's ledger — instead of from disk.
- */
+/** The current hook set, each file re-read when its stamp changes and checked before every call, since an edit must apply to the next call whether or not the watcher fired (docs/architecture.md, Hooks). */
 import { fileStamp } from '@dsh/claude-code-settings'
 import { describeError, KernelError } from '@dsh/kernel'
 import type { SettingsReader } from './protect.js'

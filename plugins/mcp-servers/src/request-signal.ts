@@ -1,17 +1,4 @@
-/**
- * The signal one upstream request is sent with, aborted when its call's
- * signal is. Not the call's own signal: the SDK adds an `abort` listener to
- * the signal it is given and never removes it, and a call's signal may be
- * long-lived and shared (a caller without one gets the kernel's
- * never-aborting signal). Not an `AbortController` per request either: an
- * EventTarget made and dropped per call is a measurable share of the call's
- * cost (docs/measurements/2026-12-02-mcp-servers.md).
- *
- * What the SDK (1.32.2, pinned) reads of a request's signal: `aborted`,
- * `reason`, `throwIfAborted()` and `addEventListener('abort', …)`; this holds
- * exactly that. test/mcp-servers/lifecycle.spec.ts checks that a cancelled
- * call reaches the server as `notifications/cancelled`.
- */
+/** The signal one upstream request is sent with, since the SDK never removes the listener it adds and a controller per call costs (docs/measurements/2026-12-02-mcp-servers.md). */
 export class RequestSignal {
   aborted = false
   reason: unknown = undefined

@@ -1,15 +1,4 @@
-/**
- * otel: one OpenTelemetry span per tool call, written through
- * `@opentelemetry/api` alone. With no tracer provider registered the API
- * hands out non-recording spans and the plugin does nothing more; a host (or
- * `dsh mcp --otel`) that registers an SDK, before or after the plugin loads,
- * gets the spans.
- *
- * It only observes: its gate-1 listener hands back the very promise `next()`
- * gave it, so no decision passes through its hands, and every call into the
- * tracer is guarded — a tracer or span processor that throws costs the call
- * its span, never its outcome.
- */
+/** otel: one span per tool call through `@opentelemetry/api` alone, observing only, since a tracer that throws must cost the call its span, never its outcome (its README). */
 import type { Context } from 'cordis'
 import { createRequire } from 'node:module'
 import { trace } from '@opentelemetry/api'

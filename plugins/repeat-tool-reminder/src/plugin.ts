@@ -1,18 +1,4 @@
-/**
- * repeat-tool-reminder: advisory. When the model calls the same tool with
- * canonically equal arguments several times in a row, the result gets one more
- * text block saying so. It never vetoes, never blocks, and never touches
- * `isError` or `error`: an error result stays an error with one more block.
- *
- * Nested code-mode calls (`exec.nested`) are not counted and do not break the
- * model's run: a program polling the same tool is doing what it was written
- * to do, and the reminder would go to the program, not to the model. The
- * `run_code` call itself is counted like any model-direct call.
- *
- * The listener is prepended, so it is the outermost `tools/post-execute`
- * listener and appends after every other one has rewritten the result (a
- * spill, say, cannot swallow the reminder).
- */
+/** repeat-tool-reminder: one advisory block on a result when the model repeats a call, since a model stuck in a loop rarely notices it (what counts and why: its README). */
 import type { Context } from 'cordis'
 import type { BlockDecision, ContentBlock, ToolResult } from '@dsh/tools'
 import type { Config } from './config.js'

@@ -1,15 +1,4 @@
-/**
- * Per-session runs of identical calls. A run is the tool name and its
- * arguments, compared as JSON values (keys in any order, so `{a, b}` equals
- * `{b, a}`); a call that differs in either starts a new run of 1. The
- * arguments kept are the call's frozen snapshot (the session log holds it too),
- * so nothing is copied or serialized per call.
- *
- * State lives in a WeakMap keyed by the Session object, so one session never
- * sees another's run and a dropped session takes its state with it. It is also
- * dropped eagerly when the session closes, and `dispose()` removes the close
- * listeners this tracker added, so plugin reloads leave nothing on a session.
- */
+/** Per-session runs of identical calls, kept by the Session in a WeakMap and dropped when it closes, so reloads and sessions leave nothing behind (its README). */
 import { jsonEqual, type Session } from '@dsh/kernel'
 
 interface Run {

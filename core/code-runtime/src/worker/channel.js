@@ -1,27 +1,5 @@
 // @ts-check
-/**
- * One direction of the sub-call traffic between the host and a worker: text
- * records, one writer thread, one reader thread. A record goes into a ring of
- * shared memory when it fits there: writing and reading it are plain memory
- * operations, with no structured clone, no port and no event loop woken. The
- * reader learns of records by polling `hasRecord()`, or by a doorbell its
- * owner rings (see ../protocol.ts).
- *
- * A record that does not fit (larger than the free part of the ring) goes
- * through the channel's own `MessagePort` instead. Records are numbered as
- * they are written, each carries its number, and the reader takes them in
- * that order from whichever of the two holds the next: both are first in,
- * first out. Nothing listens on that port; it is only read with
- * `receiveMessageOnPort`, when the writer's count of records sent through it
- * says one is there.
- *
- * Layout of the buffer, 16 bytes of Int32 words then the ring: `head` (ring
- * bytes ever written) and `sent` (records ever sent through the port), written
- * by the writer; `tail` (ring bytes ever read), written by the reader; all
- * counting modulo 2^32. The reader counts what it took from the port. A record in the
- * ring is its UTF-8 byte length, its number and its bytes padded to 4; a
- * length of -1 says the next record starts at the ring's beginning.
- */
+/** One direction of the sub-call traffic in shared memory, since a message would wake an event loop and clone (the layout: docs/architecture.md, Code mode). */
 import { receiveMessageOnPort } from 'node:worker_threads'
 
 const HEAD = 0

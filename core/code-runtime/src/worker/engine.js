@@ -1,23 +1,5 @@
 // @ts-check
-/**
- * One QuickJS WebAssembly instance per worker, kept warm between runs (each
- * run still gets its own QuickJS runtime and context), and the memory cap.
- *
- * Why the cap is not `setMemoryLimit` alone: the prebuilt wasm has no
- * `malloc_usable_size`, so QuickJS accounts every block as 8 bytes — the
- * limit then bounds one allocation and the number of blocks, not bytes
- * (quickjs-emscripten issues #255, #271). The bytes are bounded where they
- * come from instead: the instance's linear memory. Its `grow` is wrapped to
- * refuse growing past the run's cap, so `malloc` fails inside QuickJS, and the
- * run is marked as having hit the cap.
- *
- * Linear memory never shrinks, so an instance that grew during a run is
- * replaced after it: every run starts from the same base image. So is an
- * instance that a host-side failure may have left inconsistent (`broken`), or
- * that failed to free a runtime.
- *
- * The next run's isolate is made while the worker is idle (`prepare`).
- */
+/** One QuickJS instance per worker, kept warm, its memory capped at the linear memory since this wasm build's setMemoryLimit counts blocks, not bytes (docs/decisions/2026-11-30-code-runtime.md). */
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten'
 import { Isolate } from './isolate.js'
 

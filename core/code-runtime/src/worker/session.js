@@ -1,17 +1,5 @@
 // @ts-check
-/**
- * One run inside the worker, synchronous from start to verdict. The worker's
- * event loop is never entered meanwhile: while the program waits on sub-calls
- * the thread waits on its link (link.js: spinning, then in `Atomics.wait`) and
- * reads the host's answers from shared memory, so an answer is handled
- * microseconds after it is written, and a cancellation (the host writes the
- * run id into the `cancel` word and notifies) wakes it just as fast. While the
- * program computes, QuickJS polls `shouldInterrupt`, which reads the same word
- * and the deadline.
- *
- * The pump: settle what the host answered, run the isolate's jobs, look at the
- * program's promise, post the sub-calls it requested, wait for the host.
- */
+/** One run inside the worker, synchronous from start to verdict, since an answer or a cancellation must be handled microseconds after the host writes it (docs/decisions/2026-11-30-code-runtime.md). */
 import { LogBuffer } from './logs.js'
 import { compileProgram, lineFromStack, programFile } from './transpile.js'
 

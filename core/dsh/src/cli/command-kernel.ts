@@ -1,36 +1,18 @@
 /**
- * What `dsh inspect` and `dsh exec` share: strict flag parsing whose mistakes
- * are usage errors (exit 2), finding the config (`--config`, else `./dsh.yml`
- * when present, else the built-in default set), saying on stderr which one,
- * and building the kernel from it.
+ * What the commands that build a kernel share (inspect, exec, permissions):
+ * finding the config (`--config`, else `./dsh.yml` when present, else the
+ * built-in default set), saying on stderr which one, and building the kernel
+ * from it.
  */
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { describeError, KernelError } from '@dsh/kernel'
+import { KernelError } from '@dsh/kernel'
 import { createKernel, type Kernel } from '../kernel/kernel.js'
 import { commandOptions, configNotice } from '../config/default-set.js'
 import type { KernelOptions } from '../kernel/options.js'
 import { importPlugin, type PluginModule } from '../plugins/import-plugin.js'
-
-/** A mistake on the command line or in the config: the command prints it and exits 2. */
-export class UsageError extends Error {}
-
-type Options = NonNullable<ParseArgsConfig['options']>
-
-export type FlagValues<O extends Options> = { [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean }
-
-/** `parseArgs`, strict; an unknown flag or a missing value is a UsageError naming it. */
-export function parseFlags<O extends Options>(command: string, args: string[], options: O, allowPositionals: boolean): { values: FlagValues<O>; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals })
-    return { values: values as FlagValues<O>, positionals }
-  } catch (error) {
-    const message = describeError(error).replace(/\. To specify a positional argument.*$/s, '')
-    throw new UsageError(`${message}\nRun \`dsh ${command} --help\` for the options.`)
-  }
-}
+import { UsageError } from './flags.js'
 
 /** `--config` if given (it must exist), else `./dsh.yml` if present, else none (the built-in default set). */
 export function findConfig(flag: string | undefined, cwd = process.cwd()): string | undefined {
@@ -55,16 +37,19 @@ export async function commandKernel(command: string, configFile: string | undefi
   }
 }
 
+/** `use` on the command's kernel, disposed once it is done, whether it returned or threw. */
+export async function withKernel<T>(command: string, configFile: string | undefined, use: (kernel: Kernel) => Promise<T>): Promise<T> {
+  const kernel = await commandKernel(command, configFile)
+  try {
+    return await use(kernel)
+  } finally {
+    await kernel.dispose()
+  }
+}
+
 const here = dirname(fileURLToPath(import.meta.url))
 
 /** A bundled plugin's module, resolved from the dsh package itself (not from the user's directory). */
 export function bundledModule<T extends object>(name: string): Promise<T & PluginModule> {
   return importPlugin(name, here) as Promise<T & PluginModule>
-}
-
-/** Print a usage error the way every command does, and give its exit code. */
-export function usageFailure(command: string, error: unknown): number {
-  if (!(error instanceof UsageError)) throw error
-  process.stderr.write(`dsh ${command}: ${error.message}\n`)
-  return 2
 }

@@ -1,4 +1,4 @@
-/** A `dsh` command: it parses its own flags (`node:util` parseArgs, strict) and returns the exit code. */
+/** A `dsh` command (built by defineCommand in flags.ts, which parses its flags strictly and answers --help): it returns the exit code. */
 export interface Command {
   /** one line for the command list */
   summary: string

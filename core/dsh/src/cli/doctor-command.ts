@@ -6,7 +6,7 @@ import { claudeCodeProblems } from '../clients/claude-code-doctor.js'
 import { codexProblems } from '../clients/codex-doctor.js'
 import { adoptHints } from '../clients/adopt-hints.js'
 import { onPath, render, type Problem } from '../clients/problems.js'
-import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import type { Command } from './command.js'
 
 const HELP = `Usage: dsh doctor [claude-code|codex]
@@ -33,46 +33,41 @@ const CLIENTS: Record<string, { title: string; program: string; problems: () => 
   codex: { title: 'Codex', program: 'codex', problems: () => codexProblems(), hints: () => adoptHints('codex') },
 }
 
-export const doctorCommand: Command = {
+export const doctorCommand: Command = defineCommand({
+  name: 'doctor',
   summary: 'check Claude Code\'s or Codex\'s configuration for dsh: each problem with its fix (exit 1), a missing client (exit 2)',
-  async run(args) {
-    try {
-      const { values, positionals } = parseFlags('doctor', args, { help: { type: 'boolean', short: 'h' } } as const, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      if (positionals.length > 1) throw new UsageError(`expected at most one client, got ${positionals.length} arguments`)
-      const asked = positionals[0]
-      if (asked !== undefined && !(asked in CLIENTS)) throw new UsageError(`unknown client ${JSON.stringify(asked)}: expected claude-code or codex`)
-      const names = asked !== undefined ? [asked] : Object.keys(CLIENTS)
-      let found = 0
-      let problems = 0
-      for (const name of names) {
-        const client = CLIENTS[name]!
-        const program = onPath(client.program)
-        if (!program) {
-          const line = `${client.title}: not installed (no ${client.program} on PATH)`
-          if (asked !== undefined) {
-            process.stderr.write(`dsh doctor: ${line}\n`)
-            return 2
-          }
-          process.stdout.write(`${line}\n`)
-          continue
+  help: HELP,
+  flags: {},
+  positionals: true,
+  async run(_values, positionals) {
+    if (positionals.length > 1) throw new UsageError(`expected at most one client, got ${positionals.length} arguments`)
+    const asked = positionals[0]
+    if (asked !== undefined && !(asked in CLIENTS)) throw new UsageError(`unknown client ${JSON.stringify(asked)}: expected claude-code or codex`)
+    const names = asked !== undefined ? [asked] : Object.keys(CLIENTS)
+    let found = 0
+    let problems = 0
+    for (const name of names) {
+      const client = CLIENTS[name]!
+      const program = onPath(client.program)
+      if (!program) {
+        const line = `${client.title}: not installed (no ${client.program} on PATH)`
+        if (asked !== undefined) {
+          process.stderr.write(`dsh doctor: ${line}\n`)
+          return 2
         }
-        found++
-        const list = client.problems()
-        problems += list.length
-        process.stdout.write(render(`${client.title} (${program})`, list))
-        for (const hint of await client.hints()) process.stdout.write(`  hint: ${hint}\n`)
+        process.stdout.write(`${line}\n`)
+        continue
       }
-      if (found === 0) {
-        process.stderr.write('dsh doctor: neither Claude Code (claude) nor Codex (codex) is on PATH\n')
-        return 2
-      }
-      return problems > 0 ? 1 : 0
-    } catch (error) {
-      return usageFailure('doctor', error)
+      found++
+      const list = client.problems()
+      problems += list.length
+      process.stdout.write(render(`${client.title} (${program})`, list))
+      for (const hint of await client.hints()) process.stdout.write(`  hint: ${hint}\n`)
     }
+    if (found === 0) {
+      process.stderr.write('dsh doctor: neither Claude Code (claude) nor Codex (codex) is on PATH\n')
+      return 2
+    }
+    return problems > 0 ? 1 : 0
   },
-}
+})

@@ -13,7 +13,8 @@ import { raw } from '@dsh/kernel/internals'
 import type { ToolsMode } from '@dsh/tools'
 import type { Kernel } from '../kernel/kernel.js'
 import { checkPluginConfig } from '../plugins/import-plugin.js'
-import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { bundledModule, commandKernel, findConfig } from './command-kernel.js'
+import { defineCommand, UsageError, type FlagValues } from './flags.js'
 import type { Command } from './command.js'
 import { lockSession, type SessionLock } from '../sessions/lock.js'
 import { formatReport, type ExecReport } from './exec-output.js'
@@ -50,7 +51,6 @@ const FLAGS = {
   session: { type: 'string', short: 's' },
   mode: { type: 'string', short: 'm' },
   json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 const MODES: readonly string[] = ['native', 'code', 'both']
@@ -64,9 +64,7 @@ interface Request {
   json: boolean
 }
 
-function parseRequest(argv: string[]): Request | 'help' {
-  const { values, positionals } = parseFlags('exec', argv, FLAGS, true)
-  if (values.help) return 'help'
+function parseRequest(values: FlagValues<typeof FLAGS>, positionals: string[]): Request {
   if (positionals.length === 0) throw new UsageError('missing the tool name\nUsage: dsh exec <tool> [\'<json arguments>\'] [options]')
   if (positionals.length > 2) {
     throw new UsageError(`expected a tool name and at most one JSON argument, got ${positionals.length} arguments (quote the JSON: '{"a": 1}')`)
@@ -151,18 +149,11 @@ async function run(request: Request): Promise<number> {
   }
 }
 
-export const execCommand: Command = {
+export const execCommand: Command = defineCommand({
+  name: 'exec',
   summary: 'run one tool call through the full pipeline and print the result and its audit trail',
-  async run(argv) {
-    try {
-      const request = parseRequest(argv)
-      if (request === 'help') {
-        process.stdout.write(HELP)
-        return 0
-      }
-      return await run(request)
-    } catch (error) {
-      return usageFailure('exec', error)
-    }
-  },
-}
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  run: (values, positionals) => run(parseRequest(values, positionals)),
+})

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pluginSections, serviceSections } from '../config/reference.js'
 import { renderInitFile } from '../config/init-file.js'
-import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import type { Command } from './command.js'
 import { dshVersion } from './version.js'
 
@@ -31,7 +31,6 @@ cannot be written.
 
 const FLAGS = {
   force: { type: 'boolean', short: 'f' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -41,30 +40,25 @@ export async function initFileText(): Promise<string> {
   return renderInitFile(serviceSections(), await pluginSections(here), dshVersion())
 }
 
-export const initCommand: Command = {
+export const initCommand: Command = defineCommand({
+  name: 'init',
   summary: 'write ./dsh.yml: the built-in default set, every key commented (--force overwrites)',
-  async run(args) {
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  async run(values, positionals) {
+    if (positionals.length > 1) throw new UsageError(`expected at most one file, got ${positionals.length} arguments`)
+    const file = resolve(positionals[0] ?? 'dsh.yml')
+    const text = await initFileText()
     try {
-      const { values, positionals } = parseFlags('init', args, FLAGS, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      if (positionals.length > 1) throw new UsageError(`expected at most one file, got ${positionals.length} arguments`)
-      const file = resolve(positionals[0] ?? 'dsh.yml')
-      const text = await initFileText()
-      try {
-        // wx: never replace a file that appeared meanwhile unless asked to
-        writeFileSync(file, text, { flag: values.force ? 'w' : 'wx' })
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code === 'EEXIST') throw new UsageError(`${file} exists; --force overwrites it`)
-        throw new UsageError(`cannot write ${file}: ${(error as Error).message}`)
-      }
-      process.stdout.write(`wrote ${file}: the built-in default set, every key commented; edit it, then \`dsh inspect\` shows the kernel it builds\n`)
-      return 0
+      // wx: never replace a file that appeared meanwhile unless asked to
+      writeFileSync(file, text, { flag: values.force ? 'w' : 'wx' })
     } catch (error) {
-      return usageFailure('init', error)
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EEXIST') throw new UsageError(`${file} exists; --force overwrites it`)
+      throw new UsageError(`cannot write ${file}: ${(error as Error).message}`)
     }
+    process.stdout.write(`wrote ${file}: the built-in default set, every key commented; edit it, then \`dsh inspect\` shows the kernel it builds\n`)
+    return 0
   },
-}
+})

@@ -7,7 +7,8 @@ import type { Context } from 'cordis'
 import type { PermissionView } from '@dsh/claude-code-permissions'
 import { describeError } from '@dsh/kernel'
 import { SESSION_ID } from '../sessions/store.js'
-import { bundledModule, commandKernel, findConfig, parseFlags, UsageError, usageFailure } from './command-kernel.js'
+import { bundledModule, findConfig, withKernel } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import type { Command } from './command.js'
 import { explainCall, formatExplanation } from './explain-call.js'
 import { storeFor } from './sessions-command.js'
@@ -58,7 +59,6 @@ const FLAGS = {
   call: { type: 'string' },
   session: { type: 'string' },
   'data-dir': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 /** `--call`: find the call in the session named, or in every session (newest first), and explain it. */
@@ -101,19 +101,16 @@ function formatPermissions(view: PermissionView): string {
   return lines.join('\n')
 }
 
-export const inspectCommand: Command = {
+export const inspectCommand: Command = defineCommand({
+  name: 'inspect',
   summary: 'print the registry: tools, listeners, guards, prompt, sandbox, approval, plugins',
-  async run(args) {
-    let kernel
-    try {
-      const { values } = parseFlags('inspect', args, FLAGS, false)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      if (values.call !== undefined) return explain({ ...values, call: values.call })
-      if (values.session !== undefined || values['data-dir'] !== undefined) throw new UsageError('--session and --data-dir go with --call <callId>')
-      kernel = await commandKernel('inspect', findConfig(values.config))
+  help: HELP,
+  flags: FLAGS,
+  positionals: false,
+  async run(values) {
+    if (values.call !== undefined) return explain({ ...values, call: values.call })
+    if (values.session !== undefined || values['data-dir'] !== undefined) throw new UsageError('--session and --data-dir go with --call <callId>')
+    return withKernel('inspect', findConfig(values.config), async (kernel) => {
       // probing runs each backend's read-only profile once; the snapshot itself never probes
       if (!values['no-probe']) await kernel.ctx.sandbox.probe()
       const cordis = await bundledModule<ToolCordis>('tool-cordis')
@@ -125,10 +122,6 @@ export const inspectCommand: Command = {
         : cordis.formatTree(snap, { colour: process.stdout.isTTY === true }) + (permissions ? `\n${formatPermissions(permissions)}` : '')
       process.stdout.write(text + '\n')
       return 0
-    } catch (error) {
-      return usageFailure('inspect', error)
-    } finally {
-      await kernel?.dispose()
-    }
+    })
   },
-}
+})

@@ -2,9 +2,9 @@
  * `dsh mcp [--config dsh.yml] [--watch]`.
  */
 import { existsSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import { SESSION_ID } from '../sessions/store.js'
 import type { Command } from './command.js'
+import { defineCommand } from './flags.js'
 
 const HELP = `Usage: dsh mcp [--config <dsh.yml>] [--watch] [--otel] [--session <id>]
 
@@ -70,25 +70,18 @@ function flushed(streams: NodeJS.WritableStream[], ms: number): Promise<void> {
   })
 }
 
-export const mcpCommand: Command = {
+export const mcpCommand: Command = defineCommand({
+  name: 'mcp',
   summary: 'serve the tools to an MCP client over stdio (--config, --watch)',
-  async run(args) {
-    let values: { config?: string; watch?: boolean; otel?: boolean; session?: string; help?: boolean }
-    try {
-      ;({ values } = parseArgs({
-        args,
-        options: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, otel: { type: 'boolean' }, session: { type: 'string', short: 's' }, help: { type: 'boolean', short: 'h' } },
-        strict: true,
-        allowPositionals: false,
-      }))
-    } catch (error) {
-      process.stderr.write(`dsh mcp: ${(error as Error).message}\n\n${HELP}`)
-      return 2
-    }
-    if (values.help) {
-      process.stdout.write(HELP)
-      return 0
-    }
+  help: HELP,
+  flags: { config: { type: 'string', short: 'c' }, watch: { type: 'boolean', short: 'w' }, otel: { type: 'boolean' }, session: { type: 'string', short: 's' } },
+  positionals: false,
+  // a flag mistake prints parseArgs' message and the whole help, on stderr
+  mistake: (error) => {
+    process.stderr.write(`dsh mcp: ${(error as Error).message}\n\n${HELP}`)
+    return 2
+  },
+  async run(values) {
     const configFile = values.config ?? (existsSync('dsh.yml') ? 'dsh.yml' : undefined)
     if (values.watch && !configFile) {
       process.stderr.write('dsh mcp: --watch needs a config file (--config <dsh.yml>, or ./dsh.yml)\n')
@@ -106,4 +99,4 @@ export const mcpCommand: Command = {
     await flushed([process.stdout, process.stderr], EXIT_FLUSH_MS)
     process.exit(code)
   },
-}
+})

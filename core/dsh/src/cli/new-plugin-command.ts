@@ -4,7 +4,7 @@
  */
 import { describeError } from '@dsh/kernel'
 import { writeScaffold, scaffoldVersions } from '../scaffold/write.js'
-import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import type { Command } from './command.js'
 
 const HELP = `Usage: dsh new-plugin <dir> [--name <package-name>]
@@ -25,30 +25,24 @@ Exit codes: 0 written; 2 bad usage, a bad name, or <dir> not empty.
 
 const FLAGS = {
   name: { type: 'string', short: 'n' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
-export const newPluginCommand: Command = {
+export const newPluginCommand: Command = defineCommand({
+  name: 'new-plugin',
   summary: 'scaffold a plugin package in <dir>: plugin, test on dsh/testing, dsh.yml, README',
-  async run(args) {
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  async run(values, positionals) {
+    if (positionals.length !== 1) throw new UsageError(`expected one directory, got ${positionals.length} arguments\nRun \`dsh new-plugin --help\` for the options.`)
+    let written: ReturnType<typeof writeScaffold>
     try {
-      const { values, positionals } = parseFlags('new-plugin', args, FLAGS, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      if (positionals.length !== 1) throw new UsageError(`expected one directory, got ${positionals.length} arguments\nRun \`dsh new-plugin --help\` for the options.`)
-      let written: ReturnType<typeof writeScaffold>
-      try {
-        written = writeScaffold(positionals[0], scaffoldVersions(new URL('../../package.json', import.meta.url)), values.name)
-      } catch (error) {
-        throw new UsageError(describeError(error))
-      }
-      const { dir, names, files } = written
-      process.stdout.write(`wrote ${names.packageName} (plugin ${names.pluginName}, tool ${names.toolName}) in ${dir}: ${files.join(', ')}\nnext: cd ${dir} && npm install && npm test\n`)
-      return 0
+      written = writeScaffold(positionals[0], scaffoldVersions(new URL('../../package.json', import.meta.url)), values.name)
     } catch (error) {
-      return usageFailure('new-plugin', error)
+      throw new UsageError(describeError(error))
     }
+    const { dir, names, files } = written
+    process.stdout.write(`wrote ${names.packageName} (plugin ${names.pluginName}, tool ${names.toolName}) in ${dir}: ${files.join(', ')}\nnext: cd ${dir} && npm install && npm test\n`)
+    return 0
   },
-}
+})

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import type { PermissionCheck } from '@dsh/claude-code-permissions'
 import type { JsonObject } from '@dsh/kernel'
 import type { Kernel } from '../kernel/kernel.js'
-import { bundledModule, commandKernel, findConfig, parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { bundledModule, findConfig, withKernel } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import type { Command } from './command.js'
 import { parseJsonArgument } from './json-argument.js'
 
@@ -40,19 +41,20 @@ const FLAGS = {
   config: { type: 'string', short: 'c' },
   json: { type: 'boolean' },
   exec: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
+type Ask = (kernel: Kernel) => PermissionCheck | Promise<PermissionCheck> | undefined
+
 /** Ask the plugin (loaded with its defaults when the config does not load it). */
-async function check(kernel: Kernel, ask: () => PermissionCheck | Promise<PermissionCheck> | undefined): Promise<PermissionCheck> {
-  const asked = ask()
+async function check(kernel: Kernel, ask: Ask): Promise<PermissionCheck> {
+  const asked = ask(kernel)
   if (asked) return asked
   const plugin = await bundledModule('claude-code-permissions')
   const fork = kernel.ctx.plugin(plugin as any, {})
   await kernel.ctx.lifecycle.flush()
   const runtime = (fork as unknown as { runtime: { hasError?: boolean; error?: unknown } }).runtime
   if (runtime.hasError) throw new UsageError(`claude-code-permissions cannot start: ${(runtime.error as Error)?.message ?? String(runtime.error)}`)
-  const answer = await ask()
+  const answer = await ask(kernel)
   if (!answer) throw new UsageError('claude-code-permissions did not answer')
   return answer
 }
@@ -83,40 +85,35 @@ function format(result: PermissionCheck): string {
   return lines.join('\n')
 }
 
-export const permissionsCommand: Command = {
+export const permissionsCommand: Command = defineCommand({
+  name: 'permissions',
   summary: 'print what the permission rules decide for a call, without running it',
-  async run(argv) {
-    let kernel: Kernel | undefined
-    try {
-      const { values, positionals } = parseFlags('permissions', argv, FLAGS, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      const [sub, tool, json, ...extra] = positionals
-      if (values.exec && sub === 'check') {
-        const argv = positionals.slice(1)
-        if (!argv.length) throw new UsageError('missing the program: dsh permissions check --exec <program> [<argument>...]')
-        kernel = await commandKernel('permissions check', findConfig(values.config))
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  async run(values, positionals) {
+    const [sub, tool, json, ...extra] = positionals
+    let ask: Ask
+    if (values.exec && sub === 'check') {
+      const argv = positionals.slice(1)
+      if (!argv.length) throw new UsageError('missing the program: dsh permissions check --exec <program> [<argument>...]')
+      ask = (kernel) => {
         const real = programPath(argv[0])
-        const result = await check(kernel, () => kernel!.ctx.bail('permissions/check-exec', { argv, ...(real ? { realPath: real } : {}) }))
-        process.stdout.write((values.json ? JSON.stringify(result) : format(result)) + '\n')
-        return 0
+        return kernel.ctx.bail('permissions/check-exec', { argv, ...(real ? { realPath: real } : {}) })
       }
+    } else {
       if (sub !== 'check') throw new UsageError(sub === undefined ? 'missing the subcommand: dsh permissions check <tool> \'<json>\'' : `unknown subcommand ${JSON.stringify(sub)}; the one subcommand is check`)
       if (!tool) throw new UsageError('missing the tool name: dsh permissions check <tool> \'<json>\'')
       if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}; quote the JSON arguments as one word`)
       const parsed = json === undefined ? { ok: true as const, value: {} } : parseJsonArgument(json)
       if (!parsed.ok) throw new UsageError(parsed.message)
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) throw new UsageError('the arguments must be a JSON object')
-      kernel = await commandKernel('permissions check', findConfig(values.config))
-      const result = await check(kernel, () => kernel!.ctx.bail('permissions/check', tool, parsed.value as JsonObject))
+      ask = (kernel) => kernel.ctx.bail('permissions/check', tool, parsed.value as JsonObject)
+    }
+    return withKernel('permissions check', findConfig(values.config), async (kernel) => {
+      const result = await check(kernel, ask)
       process.stdout.write((values.json ? JSON.stringify(result) : format(result)) + '\n')
       return 0
-    } catch (error) {
-      return usageFailure('permissions', error)
-    } finally {
-      await kernel?.dispose()
-    }
+    })
   },
-}
+})

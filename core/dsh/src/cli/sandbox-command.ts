@@ -8,8 +8,8 @@
  */
 import { describeError } from '@dsh/kernel'
 import { clearUnrestored, listUnrestored, markedPathOf } from '@dsh/sandbox'
-import { parseFlags, UsageError, usageFailure } from './command-kernel.js'
 import type { Command } from './command.js'
+import { defineCommand, UsageError } from './flags.js'
 
 const HELP = `Usage: dsh sandbox unrestored [--json]
        dsh sandbox clear <path>...
@@ -33,7 +33,6 @@ usage, or a path that has no mark.
 
 const FLAGS = {
   json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 const write = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
@@ -54,36 +53,31 @@ function clear(paths: string[]): number {
   return 0
 }
 
-export const sandboxCommand: Command = {
+export const sandboxCommand: Command = defineCommand({
+  name: 'sandbox',
   summary: 'list or clear the protected entries the sandbox could not put back (unrestored, clear <path>)',
-  async run(args) {
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  run(values, positionals) {
+    const [action, ...rest] = positionals
     try {
-      const { values, positionals } = parseFlags('sandbox', args, FLAGS, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      const [action, ...rest] = positionals
-      try {
-        switch (action) {
-          case 'unrestored':
-            if (rest.length) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`)
-            return unrestored(values.json === true)
-          case 'clear':
-            if (values.json !== undefined) throw new UsageError('--json is for unrestored')
-            return clear(rest)
-          case undefined:
-            throw new UsageError('name an action: unrestored or clear <path>...')
-          default:
-            throw new UsageError(`unknown action ${JSON.stringify(action)}: unrestored or clear <path>...`)
-        }
-      } catch (error) {
-        if (error instanceof UsageError) throw error
-        process.stderr.write(`dsh sandbox: ${describeError(error)}\n`)
-        return 1
+      switch (action) {
+        case 'unrestored':
+          if (rest.length) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`)
+          return unrestored(values.json === true)
+        case 'clear':
+          if (values.json !== undefined) throw new UsageError('--json is for unrestored')
+          return clear(rest)
+        case undefined:
+          throw new UsageError('name an action: unrestored or clear <path>...')
+        default:
+          throw new UsageError(`unknown action ${JSON.stringify(action)}: unrestored or clear <path>...`)
       }
     } catch (error) {
-      return usageFailure('sandbox', error)
+      if (error instanceof UsageError) throw error
+      process.stderr.write(`dsh sandbox: ${describeError(error)}\n`)
+      return 1
     }
   },
-}
+})

@@ -12,7 +12,8 @@ import { parseDuration } from '../sessions/duration.js'
 import { lockSession, SessionLockedError } from '../sessions/lock.js'
 import { SESSION_ID, SessionStore, summarize, type SessionSummary } from '../sessions/store.js'
 import { formatFullTimeline, inert } from '../sessions/timeline.js'
-import { findConfig, parseFlags, UsageError, usageFailure } from './command-kernel.js'
+import { findConfig } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import type { Command } from './command.js'
 import { painter } from './timeline.js'
 
@@ -47,7 +48,6 @@ const FLAGS = {
   'data-dir': { type: 'string' },
   json: { type: 'boolean' },
   'older-than': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 export function storeFor(values: { config?: string; 'data-dir'?: string }): SessionStore {
@@ -138,42 +138,37 @@ function prune(store: SessionStore, olderThan: string | undefined): number {
   return failed ? 1 : 0
 }
 
-export const sessionsCommand: Command = {
+export const sessionsCommand: Command = defineCommand({
+  name: 'sessions',
   summary: 'list, show or prune the session logs (list, show <id>, prune --older-than 7d)',
-  async run(args) {
-    try {
-      const { values, positionals } = parseFlags('sessions', args, FLAGS, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
-      const [action, ...rest] = positionals
-      const extra = (allowed: number) => {
-        if (rest.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(rest[allowed])}`)
-      }
-      const only = (flag: keyof typeof FLAGS, where: string) => {
-        if (values[flag] !== undefined) throw new UsageError(`--${flag} is for ${where}`)
-      }
-      switch (action) {
-        case 'list':
-          extra(0)
-          only('older-than', 'prune')
-          return list(storeFor(values), values.json === true)
-        case 'show':
-          extra(1)
-          only('older-than', 'prune')
-          return show(storeFor(values), rest[0], values.json === true)
-        case 'prune':
-          extra(0)
-          only('json', 'list and show')
-          return prune(storeFor(values), values['older-than'])
-        case undefined:
-          throw new UsageError('name an action: list, show <id> or prune --older-than <duration>')
-        default:
-          throw new UsageError(`unknown action ${JSON.stringify(action)}: list, show <id> or prune --older-than <duration>`)
-      }
-    } catch (error) {
-      return usageFailure('sessions', error)
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  async run(values, positionals) {
+    const [action, ...rest] = positionals
+    const extra = (allowed: number) => {
+      if (rest.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(rest[allowed])}`)
+    }
+    const only = (flag: keyof typeof FLAGS, where: string) => {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} is for ${where}`)
+    }
+    switch (action) {
+      case 'list':
+        extra(0)
+        only('older-than', 'prune')
+        return list(storeFor(values), values.json === true)
+      case 'show':
+        extra(1)
+        only('older-than', 'prune')
+        return show(storeFor(values), rest[0], values.json === true)
+      case 'prune':
+        extra(0)
+        only('json', 'list and show')
+        return prune(storeFor(values), values['older-than'])
+      case undefined:
+        throw new UsageError('name an action: list, show <id> or prune --older-than <duration>')
+      default:
+        throw new UsageError(`unknown action ${JSON.stringify(action)}: list, show <id> or prune --older-than <duration>`)
     }
   },
-}
+})

@@ -14,7 +14,7 @@ import { readRecord, recordPath, writeRecord, type AdoptClient } from '../client
 import { claudeFiles } from '../clients/claude-code-files.js'
 import { restorePlan } from '../clients/restore-servers.js'
 import { rmSync } from 'node:fs'
-import { parseFlags, usageFailure, UsageError } from './command-kernel.js'
+import { defineCommand, UsageError } from './flags.js'
 import { initFileText } from './init-command.js'
 import type { Command } from './command.js'
 
@@ -69,7 +69,6 @@ const FLAGS = {
   'dry-run': { type: 'boolean', short: 'n' },
   'adopt-mcp-servers': { type: 'boolean' },
   restore: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 function report(files: readonly ConfigFile[], dryRun: boolean, kept: string, client: string): void {
@@ -118,15 +117,14 @@ function restore(client: AdoptClient, dryRun: boolean): number {
   return 0
 }
 
-export const setupCommand: Command = {
+export const setupCommand: Command = defineCommand({
+  name: 'setup',
   summary: 'make Claude Code or Codex use dsh\'s tools instead of their own (claude-code|codex, --dry-run)',
-  async run(args) {
+  help: HELP,
+  flags: FLAGS,
+  positionals: true,
+  async run(values, positionals) {
     try {
-      const { values, positionals } = parseFlags('setup', args, FLAGS, true)
-      if (values.help) {
-        process.stdout.write(HELP)
-        return 0
-      }
       if (positionals.length !== 1) throw new UsageError(`expected one client, claude-code or codex${positionals.length > 1 ? `, got ${positionals.length} arguments` : ''}\nRun \`dsh setup --help\` for the options.`)
       const client = positionals[0]!
       let files: ConfigFile[]
@@ -183,7 +181,7 @@ export const setupCommand: Command = {
         process.stderr.write(`dsh setup: ${error.message}\n`)
         return 2
       }
-      return usageFailure('setup', error)
+      throw error
     }
   },
-}
+})

@@ -1,17 +1,4 @@
-/**
- * `dsh setup claude-code`: the files changed for each scope (decisions/2026-12-02-client-setup.md).
- *
- * - user: the server in `~/.claude.json`, the rules in `~/.claude/settings.json` — every project,
- *   trusted or not;
- * - local: the server under this project in `~/.claude.json`, the rules in the project's
- *   `.claude/settings.local.json` (the user's own file, which Claude Code applies before the
- *   project is trusted);
- * - project: the server in `.mcp.json` and the rules in `.claude/settings.json`, shared with the
- *   project (Claude Code applies the shared allow rule only once the project is trusted), and the
- *   allow rule in `.claude/settings.local.json` as well, so that it works here at once.
- *
- * The rules: deny Claude Code's built-in shell, file and web tools, allow `mcp__dsh`.
- */
+/** `dsh setup claude-code`: the files changed for each scope, since Claude Code applies a project's shared rules only once it is trusted (decisions/2026-12-02-client-setup.md). */
 import { CLAUDE_ALLOW, CLAUDE_BUILTINS, SERVER_NAME, serverCommand } from './recipe.js'
 import { readForEdit, type ConfigFile } from './config-file.js'
 import { JsonEdit, type JsonPath } from './json-edit.js'

@@ -1,17 +1,4 @@
-/**
- * Reading a file dsh loads (the config file) through the sandbox's ledger of
- * protected entries (`readProtected`): the config in use is a protected
- * entry, and where a backend puts protected entries back after a call
- * instead of keeping them read-only (plain Landlock), or a dsh process died
- * during a call, the file on disk may hold what a confined command wrote.
- * Through the ledger, a call in progress's copy is read instead, what a dead
- * process's call left is put back first, and an entry marked as not put back
- * is refused, saying why. A plugin's entry file is imported from disk, so
- * there the ledger is asked first (which puts back what a dead process's
- * call left in the entry or the plugin's directory) and the import refused
- * while a call in progress holds a copy that differs from the disk. See
- * docs/decisions/2026-12-02-protect-what-dsh-loads.md.
- */
+/** A file dsh loads read through the sandbox's ledger, since where entries are put back after a call the disk may hold what a command wrote (docs/decisions/2026-12-02-protect-what-dsh-loads.md). */
 import { readFileSync, realpathSync } from 'node:fs'
 import { describeError, KernelError } from '@dsh/kernel'
 import { readProtected } from '@dsh/sandbox'

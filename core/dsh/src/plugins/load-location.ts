@@ -1,15 +1,4 @@
-/**
- * Where a plugin's code failed to load, for the person who must fix it: the
- * file, line and column, and the line itself with a caret under the column.
- *
- * A SyntaxError from `import()` carries no location on Node 20 (neither the
- * message nor the stack names the file), so the files the import may have
- * read — the entry first, then the rest of the plugin's own tree — are parsed
- * again with acorn, on this failure path only, and the first that does not
- * parse is the one named; V8's message is kept, acorn gives the place. An
- * error thrown while the module ran is placed by its stack's first frame in a
- * file of the plugin (decisions/2026-12-02-load-error-location.md).
- */
+/** Where a plugin's code failed to load (file, line, caret), since a SyntaxError from import() names no place on Node 20 (decisions/2026-12-02-load-error-location.md). */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'acorn'

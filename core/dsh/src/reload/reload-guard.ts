@@ -1,23 +1,4 @@
-/**
- * Telling a person's edit from a call's, for `dsh mcp --watch`. The sandbox
- * keeps what dsh loads read-only (or puts it back when the call ends), but a
- * call the person let run unconfined (`danger-full-access`), or a backend gap,
- * could still leave the config file or a plugin's code changed — and a reload
- * would then run it in this process. So every call is a window: what the
- * watched files hold is taken when the first call of a run of overlapping
- * calls starts and again when the last one ends; a file whose content
- * differs is tainted by those calls. A reload waits until no call is in
- * flight, holds new calls while it checks and reads, and is refused while a
- * watched file still holds exactly what a call left. A change made with no
- * call in flight is a person's, and clears the taint: saving the file again
- * (or restarting `dsh mcp`) applies it. See
- * docs/decisions/2026-12-02-reload-during-calls.md.
- *
- * Content is compared by digest; the digest of a file is kept while its stat
- * signature (device, inode, size, mtime and ctime in nanoseconds) is
- * unchanged and was taken more than RACY_MS after its ctime, so a call costs
- * a stat per watched file at each end of its window.
- */
+/** Telling a person's edit from a call's for `dsh mcp --watch`, since a reload runs what a call left in the config or a plugin's code (docs/decisions/2026-12-02-reload-during-calls.md). */
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 

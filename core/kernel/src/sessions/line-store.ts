@@ -1,17 +1,4 @@
-/**
- * The lines of a session's hot-path events, kept off the JavaScript heap until
- * `events()` asks for them. Each line is copied as UTF-8 into large buffers and
- * named by a small integer; the garbage collector never traces or copies any
- * of it (kept as strings, the lines of a long session were about an eighth of
- * the cost of a call, in collector time).
- *
- * The oldest lines go in place (`dropBelow`): the index moves down and the
- * buffers they filled are reused for new lines, so a long session allocates
- * no new buffer once its window is full. (Allocating and freeing a megabyte
- * buffer per window trim made the C heap grow: the allocator, having freed one
- * large block, takes the next ones from its heap, which they fragment — about
- * 16 MB of resident memory over 100,000 calls.)
- */
+/** The lines of a session's hot-path events kept off the JavaScript heap, reused in place as the window moves, since the collector traced them at an eighth of a call's cost (docs/decisions/2026-12-01-session-memory-window.md). */
 
 /**
  * A quarter megabyte: a window of 12,500 lines of a few hundred bytes fills about ten, and what a

@@ -1,17 +1,4 @@
-/**
- * The append-only JSONL writer behind a session. Lines queued in the same
- * synchronous stretch form one batch, written with one `write` at the end of
- * the current microtask queue; a waiting append resolves only once its line is
- * in the file (the page cache), and — for durable classes — after `fsync`.
- * A line written `later` waits for the next urgent write or the next turn of
- * the event loop, whichever comes first, so back-to-back calls share one
- * `write`. Every waiter of a batch shares one promise: the hot path allocates
- * nothing per line but the line.
- *
- * A failed write rejects every waiter of the batch, hands the batch's tags to
- * `lost`, and leaves the writer failed: later writes reject too (an audit log
- * with holes is worse than none).
- */
+/** The append-only JSONL writer behind a session: a batch per synchronous stretch, one promise per batch, failed for good after a failed write, since an audit log with holes is worse than none (docs/decisions/2026-11-30-session-log-format.md). */
 import { closeSync, constants, fstatSync, fsync, openSync, writeSync } from 'node:fs'
 import { KernelError } from '../errors.js'
 

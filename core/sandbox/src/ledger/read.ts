@@ -1,24 +1,4 @@
-/**
- * Reading a file under a protected entry as it will be once every confined
- * call holding the entry has ended. Where a backend cannot keep protected
- * entries read-only (Landlock alone), a command may rewrite them during its
- * call and the sandbox puts them back after it (restore.ts); a host program
- * that reads one meanwhile — hooks-claude-code reloading its settings —
- * would load what the command wrote. So, under the ledger's lock (no call
- * can take or give back an entry meanwhile):
- *
- * - a call in progress holds a copy of the entry: the file is read from that
- *   copy (what it held before the call, and what will be put back);
- * - a call in progress holds the entry as absent: the file does not exist
- *   (whatever the command created is removed when the call ends);
- * - a call whose process died held the entry: it is put back first
- *   (ledger.ts, reclaimAbandoned), then read from disk;
- * - the ledger marks the entry as not put back (a restore that failed, or
- *   a put-back for a dead call that failed): the read is refused, saying why;
- * - otherwise the file is read from disk.
- *
- * See docs/decisions/2026-12-01-settings-under-restore.md.
- */
+/** A file under a protected entry read as it will be once every call holding it ended, since a command may rewrite it meanwhile where the backend puts entries back (docs/decisions/2026-12-01-settings-under-restore.md). */
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs'
 import { dirname, relative, sep } from 'node:path'
 import { describeError, pidAlive } from '@dsh/kernel'

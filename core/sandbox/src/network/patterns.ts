@@ -1,18 +1,4 @@
-/**
- * Host patterns of `network: { allow, deny }` and the one question the
- * proxy asks of them: may this host be reached? A pattern is
- *
- *   example.com      that name exactly
- *   *.example.com    every name below example.com (not example.com itself)
- *   *                every name (never an IP address)
- *   192.0.2.7, ::1   that IP address (a raw address is refused unless listed)
- *   local:NAME       (allow only) NAME, or *.NAME, or *, as above, and it may
- *                    resolve to a local address (loopback, private, link-local, …),
- *                    which an allowed name otherwise may not (decide.ts)
- *
- * Names are compared lower-case, without a trailing dot, in their ASCII
- * (punycode) form. Deny wins over allow; an empty allow list allows nothing.
- */
+/** Host patterns of `network: { allow, deny }` and whether a host may be reached, deny winning (the grammar: docs/configuration.md). */
 import { isIP } from 'node:net'
 import { domainToASCII } from 'node:url'
 

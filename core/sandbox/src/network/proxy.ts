@@ -1,23 +1,4 @@
-/**
- * The sandbox's network proxy: one per sandbox service (so one per kernel),
- * started lazily by the first call whose policy lists hosts, closed with
- * the service. Each such call opens a lease — its own listener, a TCP port
- * on 127.0.0.1 (Landlock) or a unix socket (bwrap's network namespace),
- * carrying that call's rules — and closes it when the command is gone.
- *
- * One listener speaks both protocols the command's tools use: a first byte
- * of 5 is SOCKS5 (@pondwader/socks5-server), anything else HTTP (proxy-chain:
- * CONNECT tunnels and absolute-URI requests). Each lease has a credential of
- * its own (user `dsh`, a random password, in the proxy URLs set inside the
- * sandbox): a connection without it is refused (407; SOCKS5 authentication
- * failure) and recorded, so other host processes cannot use a Landlock
- * call's port. Then both ask the lease before connecting; the lease matches
- * the host against the rules, resolves a name once and checks where it leads
- * (decide.ts), records the attempt — a record that cannot be written refuses
- * the connection — and the engine connects to the address checked. The
- * proxy resolves names itself (through `lookup`, which tests replace), so
- * the command never needs DNS. See docs/decisions/2026-12-01-network-proxy.md.
- */
+/** The sandbox's one network proxy, a listener per call with its own rules and credential, since a command must reach only the hosts its policy lists (docs/decisions/2026-12-01-network-proxy.md). */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createConnection, createServer, type LookupFunction, type Server, type Socket } from 'node:net'

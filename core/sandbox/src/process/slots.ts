@@ -1,21 +1,4 @@
-/**
- * Sandboxes built ahead (`landlock-run --slot`): for each view, one launcher
- * started with the call's whole confinement — and under bwrap the whole bwrap
- * sandbox around it — that waits on fd 3 for its command. A call whose view
- * matches takes it: the command's argv goes down fd 3, and the only process
- * start left for the call is the command's own exec. The process runner
- * (run.ts) takes a slot through `ProcessOptions.slot`; the service keeps the
- * pool (one per service, closed with it).
- *
- * A view is one lane (backend and mode) at a time, keyed by all of what made
- * the sandbox: the launcher argv before the command (policy, mounts, covers,
- * rules), the working directory, the environment, and the identity (device,
- * inode, birth time, type) of every absolute path that argv names and of the
- * working directory, taken before the launcher was started. A call whose key
- * differs (a protected path created since, a changed policy, workspace or
- * config) kills the lane's slot and runs one-shot; the slot is never used.
- * See docs/decisions/2026-12-02-sandbox-slots.md.
- */
+/** Sandboxes built ahead, one waiting launcher per view, since a call's process starts are most of its cost; a view that differs is never used (docs/decisions/2026-12-02-sandbox-slots.md). */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { lstatSync, statSync, type BigIntStats } from 'node:fs'

@@ -1,16 +1,4 @@
-/**
- * Protected paths: entries of every writable root that a confined command
- * must not change, because something outside the sandbox later runs what
- * they say (git hooks and config, agent settings, MCP servers, shell and
- * editor start-up files; the names are in protected-names.ts), at its top
- * and, where they exist, a few levels below it (protected-scan.ts), and
- * what they lead to inside the roots (a protected symlink's target, the git
- * directory a `.git` file points to). Backends make the
- * existing ones read-only where they can; a protected path that did not
- * exist before a call cannot be made uncreatable by a bind mount without
- * leaving a placeholder in the user's workspace, so it is removed when the
- * call ends — once the last overlapping call has ended (ledger.ts).
- */
+/** Protected paths: the entries of a writable root a confined command must not change, since something outside the sandbox later runs what they say (docs/architecture.md, Sandbox). */
 import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { KernelError } from '@dsh/kernel'

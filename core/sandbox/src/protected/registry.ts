@@ -1,16 +1,4 @@
-/**
- * Absolute paths the kernel and plugins register as protected
- * (`ctx.sandbox.protect(paths)`): what dsh itself loads — the config file in
- * use, plugin files loaded by path and their code directories, the hook and
- * settings files plugins read. Each registration belongs to the registering
- * plugin's scope, so a reload that changes what is loaded changes what is
- * protected. They join every policy's protected paths whenever they lie
- * under a writable root (DESIGN §16.5); outside every root they are
- * read-only anyway. A registered regular file is also copied before every
- * call and put back after it on every backend, so a command that renames an
- * ancestor (`mv sub subX && mkdir sub`) and plants a new file at the path
- * leaves nothing behind. See docs/decisions/2026-12-02-protect-what-dsh-loads.md.
- */
+/** The absolute paths the kernel and plugins register as protected, tied to the registering scope, since what dsh loads runs outside any sandbox (docs/decisions/2026-12-02-protect-what-dsh-loads.md). */
 import { lstatSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { KernelError } from '@dsh/kernel'

@@ -1,17 +1,4 @@
-/**
- * The directories between a writable root and a nested protected entry,
- * after a call, on a backend that could not keep them in place (Landlock
- * alone: a rename is allowed wherever the root is writable, see
- * docs/decisions/2026-12-02-protected-ancestors.md). An entry is put back
- * by path, so the path must lead where the host will look: each directory
- * on the way must be a real directory, never a link the command made
- * (`mv sub subX; ln -s evil sub` would make `git -C sub` run `evil/.git`'s
- * hooks, and a put-back written through it would land in `evil`). Where
- * one is a link or a file now, the command made it: it is removed (the link
- * itself, never what it names) and nothing is put back beneath it; where
- * one is gone (moved away), nothing is made in its place. Either way
- * nothing at the path the host knows holds what the command planted.
- */
+/** The directories between a writable root and a nested protected entry checked after a call, since a link a command put in their place would redirect the host and the put-back (docs/decisions/2026-12-02-protected-ancestors.md). */
 import { lstatSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { isInside } from '../paths.js'

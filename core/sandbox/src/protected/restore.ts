@@ -1,15 +1,4 @@
-/**
- * Snapshot and restore of protected entries, for a backend that cannot keep
- * them read-only during the call (Landlock alone: its rules only add
- * access). Before the call the entry is copied into memory — files with
- * their mode and bytes, directories with their entries, symlinks with their
- * target — bounded by SNAPSHOT_MAX_BYTES and SNAPSHOT_MAX_ENTRIES over the
- * whole call, beyond which the call is refused (SANDBOX_UNAVAILABLE): an
- * entry that could not be put back must not be left writable. After the
- * call (once everything it started is gone) an entry that differs is
- * removed and written back; nothing is written through a symlink. See
- * docs/decisions/2026-12-01-landlock-restore.md.
- */
+/** Snapshot and restore of protected entries, bounded or refused, since Landlock alone cannot keep them read-only during the call (docs/decisions/2026-12-01-landlock-restore.md). */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { declareDurable, KernelError } from '@dsh/kernel'

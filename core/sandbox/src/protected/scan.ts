@@ -1,21 +1,4 @@
-/**
- * Finding protected entries below the top of the writable roots: a nested
- * repository's `.git`, a package's `.envrc` or `.vscode`. The directories
- * up to PROTECTED_DEPTH levels below each root are listed (never following
- * a symlink, never entering `node_modules`, a VCS directory or a protected
- * directory, which is protected whole), and the protected names found there
- * that exist are returned. Bounded: after MAX_SCAN_DIRS directories the
- * scan stops and says so (the caller reports `deep-protected-paths`).
- * Entries that do not exist below the top are not returned: creating one
- * cannot be prevented there (see docs/threat-model.md).
- *
- * A scan is kept per (roots, names) and used again while every directory
- * it listed or looked into is unchanged (dir-stamp.ts): a workspace of a
- * hundred directories took 18-24 ms a call to list at load 10, and the
- * check is a stat per directory. Whatever a command does to what the scan
- * saw — an entry created, removed, renamed or swapped for a link —
- * changes a stamped directory, so the next call scans again.
- */
+/** The protected entries below the top of the writable roots (a nested `.git`, a package's `.envrc`), bounded and kept while the directories it read are unchanged, since each is as dangerous as one at the top (docs/architecture.md, Sandbox). */
 import { lstatSync, readdirSync, type Dirent } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import { currentStamp, dirStamp } from './dir-stamp.js'

@@ -1,18 +1,4 @@
-/**
- * The bubblewrap backend. bwrap builds the view: the host read-only, a
- * private /tmp, /proc and /dev, the writable roots bound read-write (bwrap
- * makes every bind nosuid and nodev), every directory above a nested
- * protected path bound onto itself (it cannot be renamed), the protected
- * paths inside them bound read-only again; and the namespaces: user, pid, ipc, and net when the
- * network is off or lists hosts (then the host's proxy is bridged in: its
- * unix socket bound at a fixed path, and the launcher's relay listening on
- * 127.0.0.1 inside the namespace). Inside it the command runs through `landlock-run`, which
- * adds what bwrap lacks: it closes inherited fds, empties the bounding set,
- * refuses setuid/setgid modes and chown (bwrap's writable roots would
- * otherwise let a root command plant a setuid binary), and with the network
- * off refuses every connect(), which keeps host unix sockets visible through
- * the read-only root out of reach. See docs/decisions/2026-11-30-sandbox-chain.md.
- */
+/** The bubblewrap backend, with the command run through landlock-run inside, since bwrap's writable roots alone would let a root command plant a setuid binary (docs/decisions/2026-11-30-sandbox-chain.md; the view: docs/architecture.md, Sandbox). */
 import { lstatSync } from 'node:fs'
 import { dirname, sep } from 'node:path'
 import { checkBinary, findSystemBinary } from '../probe/binaries.js'

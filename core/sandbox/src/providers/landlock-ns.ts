@@ -1,18 +1,4 @@
-/**
- * The launcher's own namespaces (`landlock-run --namespaces`), for machines
- * where user namespaces work but no system bwrap is installed: the same
- * view as the bwrap profile — the host read-only, nosuid and nodev, a
- * private /tmp, a fresh /proc, a minimal /dev, the writable roots bound
- * read-write, the directories above nested protected entries bound onto
- * themselves, and the existing protected entries read-only again, the
- * read policy's denied paths covered (hide-mounts.ts) — in
- * user, mount, PID and IPC namespaces (and network when it is off), with
- * the command as PID 2 under an init of the launcher, then Landlock and the seccomp
- * filter on top as on the other backends. Where the kernel refuses user
- * namespaces (a container's default seccomp profile), its probe fails and
- * the chain goes on to plain Landlock.
- * See docs/decisions/2026-12-01-launcher-namespaces.md.
- */
+/** The launcher's own namespaces, bwrap's view without a system bwrap, for machines where user namespaces work but none is installed (docs/decisions/2026-12-01-launcher-namespaces.md). */
 import { checkBinary } from '../probe/binaries.js'
 import { confinedEnv, launcherEnvArgs } from '../policy/env.js'
 import { bundledLauncher } from '../probe/launcher.js'

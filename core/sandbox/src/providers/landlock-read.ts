@@ -1,20 +1,4 @@
-/**
- * Landlock has no deny rule: a path is readable when a rule covers it or
- * one of its ancestors. So a denied path is hidden by building the read
- * rules around it: a rule on an ancestor of the denied path is replaced by
- * rules on that ancestor's other entries, one level at a time down to the
- * denied path, which ends up outside every rule. An allowed path inside a
- * denied one gets its own rule back. A denied path beneath a writable root
- * (whose rule grants everything beneath it) cannot be carved out without
- * taking away the right to create entries there: it is not hidden, and
- * the caller reports it.
- *
- * Rules name inodes: the launcher opens each path, following symlinks, so
- * a rule on `~/keys -> .ssh` is a rule on `~/.ssh`. Every rule is
- * therefore carved by its real path: one that leads into a denied path is
- * dropped, one that leads to an ancestor of it is carved like any other,
- * and one beneath another rule adds nothing and is dropped too.
- */
+/** Read rules carved around each denied path, by real path, since Landlock has no deny rule (docs/architecture.md, Sandbox: the carve). */
 import { existsSync, readdirSync, realpathSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { isInside } from '../paths.js'

@@ -1,15 +1,4 @@
-/**
- * What Landlock alone puts back instead of keeping read-only. Its rules only
- * add access, so nothing beneath a writable root can be read-only during
- * the call; the service copies these protected entries before it and
- * restores them after (restore.ts): each existing protected entry whole,
- * except `.dsh` (the kernel writes its session logs there during the call)
- * and git directories, of which only what git runs or obeys is copied —
- * `config`, `config.worktree`, `hooks`, `info` and `commondir` (absent
- * ones too, so one created is removed) — not objects, refs or
- * the submodules' and worktrees' git directories (`modules`, `worktrees`),
- * which can be large. Those stay `protected-paths` in `unenforced`.
- */
+/** What Landlock alone puts back: each protected entry whole, but of git directories only what git runs or obeys, since objects and refs can be large (docs/decisions/2026-12-01-landlock-restore.md). */
 import { lstatSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { policyProtected } from '../protected/entries.js'

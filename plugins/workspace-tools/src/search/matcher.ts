@@ -1,15 +1,4 @@
-/**
- * grep's pattern matching, with RE2's linear-time engine (`re2js`): no
- * pattern, however catastrophic for a backtracking engine (`(a+)+$`), takes
- * more than time proportional to the text it reads. Its syntax is RE2's,
- * which is what ripgrep (and so Claude Code's Grep) accepts: no
- * backreferences or look-around.
- *
- * Without `multiline` a match lies within one line (the whole file is
- * scanned once first, so a file without a match costs one pass); with it,
- * the pattern runs over the whole text with `.` matching newlines, and a
- * match covers every line it spans.
- */
+/** grep's pattern matching on RE2's linear-time engine, since a pattern from the model must not backtrack for ever (docs/architecture.md, workspace-tools). */
 import type { RE2JS } from 're2js'
 import { clipInput, quoteInput } from '@dsh/kernel'
 import { re2js } from './libraries.js'

@@ -1,15 +1,4 @@
-/**
- * The walk grep and glob share: the regular files under a checked, real
- * directory, in name order, never following a symbolic link (a link inside
- * the workspace that points out of it is not a way out), skipping the
- * version-control directories and what `.gitignore` files ignore. Every
- * directory and file is opened through a checked fd (paths.ts) and passed
- * through the read policy (`checkReadable`); what it refuses is skipped and
- * counted, as are entries whose names are not valid UTF-8 (said in the
- * notes, and the result marked truncated). The walk is bounded: a deadline, a cap on files visited, and the
- * call's signal; it yields to the event loop as it goes so other calls are
- * served meanwhile.
- */
+/** The bounded walk grep and glob share, through checked fds and the read policy, never following a link, since a link in the workspace must not be a way out (docs/architecture.md, workspace-tools). */
 import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ToolCall } from '@dsh/tools'

@@ -5,10 +5,9 @@
  */
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
-import { areaFor, checkWritable } from '../area.js'
 import type { Config } from '../config.js'
-import { PathRefused, resolveTarget } from '../paths.js'
-import { checkSingleLink, READ_WRITE, readFd, rewriteFd, withFd } from './files.js'
+import { PathRefused } from '../paths.js'
+import { changeFile, readFd, rewriteFd } from './files.js'
 
 interface Args {
   file_path: string
@@ -53,12 +52,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<Args & Re
     prompt: 'edit: old_string must match the file exactly (no line-number prefixes from read) and be unique unless replace_all is true. Editing needs the workspace-write sandbox mode.',
     execute(args, call) {
       if (args.old_string === args.new_string) throw new PathRefused('old_string and new_string are the same: nothing to change')
-      const area = areaFor(sandbox, config, call)
-      const target = resolveTarget(area.workspace, args.file_path, 'file_path')
-      if (!target.exists) throw new PathRefused(`${args.file_path} does not exist; create it with write`)
-      checkWritable(area, target.real, args.file_path)
-      const replaced = withFd(target.real, READ_WRITE, (fd) => {
-        checkSingleLink(fd, args.file_path)
+      const { target, result: replaced } = changeFile(sandbox, config, call, args.file_path, { create: false, missing: 'create it with write' }, (fd) => {
         const text = readFd(fd, args.file_path, config.maxReadBytes).toString('utf8')
         const n = count(text, args.old_string)
         if (n === 0) throw new PathRefused(`old_string was not found in ${args.file_path}`)
@@ -67,7 +61,6 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<Args & Re
         rewriteFd(fd, Buffer.from(next, 'utf8'))
         return args.replace_all ? n : 1
       })
-      call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
       return { content: `Edited ${target.real}: ${replaced} replacement${replaced === 1 ? '' : 's'}`, value: { file_path: target.real, replacements: replaced } }
     },
   }

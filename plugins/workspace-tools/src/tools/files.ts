@@ -2,7 +2,11 @@
  * Reading and writing whole files through checked fds (see paths.ts).
  */
 import { closeSync, constants as O, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs'
-import { openChecked, PathRefused } from '../paths.js'
+import type { SandboxService } from '@dsh/sandbox'
+import type { ToolCall } from '@dsh/tools'
+import { areaFor, checkWritable, type Area } from '../area.js'
+import type { Config } from '../config.js'
+import { mkdirChecked, openChecked, PathRefused, resolveTarget, type Target } from '../paths.js'
 
 /** The contents of an open regular file, refusing anything over `max` bytes. */
 export function readFd(fd: number, input: string, max: number): Buffer {
@@ -47,3 +51,31 @@ export const READ = O.O_RDONLY
 export const WRITE_CREATE = O.O_WRONLY | O.O_CREAT
 export const READ_WRITE = O.O_RDWR
 export const DIRECTORY = O.O_RDONLY | O.O_DIRECTORY
+
+/**
+ * What a write-side tool (write, edit) does to the file the model names:
+ * resolve it, check it against the writable roots, open it (`create`: its
+ * missing directories made, the file created; else it must exist, and
+ * `missing` is the refusal), refuse a file with other names, `change` it
+ * through the fd, and record the call's sandbox for its audit.
+ */
+export function changeFile<T>(
+  sandbox: SandboxService,
+  config: Config,
+  call: ToolCall,
+  input: string,
+  how: { create: true } | { create: false; missing: string },
+  change: (fd: number) => T,
+): { target: Target; area: Area; result: T } {
+  const area = areaFor(sandbox, config, call)
+  const target = resolveTarget(area.workspace, input, 'file_path')
+  if (!how.create && !target.exists) throw new PathRefused(`${input} does not exist; ${how.missing}`)
+  checkWritable(area, target.real, input)
+  if (how.create) for (const dir of target.missing) mkdirChecked(dir)
+  const result = withFd(target.real, how.create ? WRITE_CREATE : READ_WRITE, (fd) => {
+    checkSingleLink(fd, input)
+    return change(fd)
+  })
+  call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+  return { target, area, result }
+}

@@ -1,15 +1,4 @@
-/**
- * web_fetch {url, prompt?}: GET a page under the sandbox's network policy and
- * return it as Markdown (HTML), as it is (text), or as a one-line summary
- * (binary). Claude Code's WebFetch arguments, so `WebFetch(domain:…)` rules
- * and hooks written for it apply. Every connection, redirects included, is
- * the sandbox's decision and is recorded as `sandbox/network` (web/fetch.ts);
- * a refused one is `DENIED` with the setting that would allow it. One
- * deadline (webFetchTimeoutMs) bounds the whole fetch, conversion included;
- * the body is capped at webFetchMaxBytes. dsh runs no model: `prompt` is
- * kept with the call in the session log and the page comes back whole, for
- * the caller to read (spill-policy moves a long one to a file).
- */
+/** web_fetch {url, prompt?} with Claude Code's WebFetch arguments, so its rules and hooks apply; every connection is the sandbox's decision (docs/architecture.md, workspace-tools). */
 import type { Context } from 'cordis'
 import { KernelError } from '@dsh/kernel'
 import type { ToolCall, ToolDefinition } from '@dsh/tools'

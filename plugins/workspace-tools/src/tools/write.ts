@@ -6,10 +6,8 @@
  */
 import type { Context } from 'cordis'
 import type { ToolDefinition } from '@dsh/tools'
-import { areaFor, checkWritable } from '../area.js'
 import type { Config } from '../config.js'
-import { mkdirChecked, resolveTarget } from '../paths.js'
-import { checkSingleLink, rewriteFd, withFd, WRITE_CREATE } from './files.js'
+import { changeFile, rewriteFd } from './files.js'
 
 export function writeTool(ctx: Context, config: Config): ToolDefinition<{ file_path: string; content: string }> {
   const sandbox = ctx.sandbox
@@ -38,16 +36,8 @@ export function writeTool(ctx: Context, config: Config): ToolDefinition<{ file_p
     concurrency: 'exclusive',
     prompt: 'write: for new files or complete rewrites; prefer edit for changes to an existing file. Writing needs the workspace-write sandbox mode.',
     execute(args, call) {
-      const area = areaFor(sandbox, config, call)
-      const target = resolveTarget(area.workspace, args.file_path, 'file_path')
-      checkWritable(area, target.real, args.file_path)
-      for (const dir of target.missing) mkdirChecked(dir)
       const data = Buffer.from(args.content, 'utf8')
-      withFd(target.real, WRITE_CREATE, (fd) => {
-        checkSingleLink(fd, args.file_path)
-        rewriteFd(fd, data)
-      })
-      call.record({ sandbox: { backend: 'in-process', mode: area.mode } })
+      const { target } = changeFile(sandbox, config, call, args.file_path, { create: true }, (fd) => rewriteFd(fd, data))
       const verb = target.exists ? 'Wrote' : 'Created'
       return { content: `${verb} ${target.real} (${data.length} bytes)`, value: { file_path: target.real, bytes: data.length, created: !target.exists } }
     },
