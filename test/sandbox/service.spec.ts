@@ -8,7 +8,7 @@ import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError, SessionService } from '@dsh/kernel'
 import {
-  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_POOL_IDLE_MS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
+  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_POOL_IDLE_MS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS, type SandboxMode,
 } from '@dsh/sandbox'
 import { rejection } from '../rejection.js'
 import { tempDirs } from '../temp-dirs.js'
@@ -366,6 +366,26 @@ describe('mode resolution', () => {
     await ctx.start()
     const reopened = (ctx.get('sessions') as SessionService).open({ id: 's1' })
     expect((ctx.get('sandbox') as SandboxService).resolveMode(reopened)).toBe('workspace-write')
+  })
+
+  it('a mode event is seen however it was appended, after hot-path lines the tracker skips', async () => {
+    const { sandbox, session } = await withSession()
+    expect(sandbox.resolveMode(session)).toBe('read-only')
+    const ways = [
+      (mode: SandboxMode) => session.write('sandbox/mode', { mode }),
+      (mode: SandboxMode) => session.post('sandbox/mode', { mode }),
+      (mode: SandboxMode) => void session.append('sandbox/mode', { mode }),
+    ]
+    for (const [i, way] of ways.entries()) {
+      // hot-path lines (never parsed for the mode) before and after the switch
+      session.write('turn/begin', { turn: i })
+      session.post('turn/end', { turn: i })
+      expect(sandbox.resolveMode(session)).toBe(i % 2 ? 'workspace-write' : 'read-only')
+      way(i % 2 ? 'read-only' : 'workspace-write')
+      session.post('turn/begin', { turn: i })
+      expect(sandbox.resolveMode(session)).toBe(i % 2 ? 'read-only' : 'workspace-write')
+    }
+    await session.flush()
   })
 
   it('a sandbox/mode event that is not a mode resolves to read-only (fail closed)', async () => {
