@@ -115,6 +115,26 @@ describe('policy checks', () => {
       .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, registeredPaths: [] })
     expect(sandbox.resolve({ mode: 'read-only', workspace: ws, writableRoots: [path.join(ws, 'a')] }).writableRoots).toEqual([])
   })
+
+  it('read-policy paths sharing an ancestor are resolved through it, each resolution looking again', async () => {
+    const [ws, outside, elsewhere] = [tmp(), tmp(), tmp()].map((dir) => fs.realpathSync(dir))
+    fs.mkdirSync(path.join(outside, 'keys'))
+    const link = path.join(outside, 'link')
+    fs.symlinkSync(path.join(outside, 'keys'), link)
+    const { sandbox } = await start({ workspace: ws })
+    // one exists, one is missing, one is missing two levels down: all through the same symlinked ancestor
+    fs.writeFileSync(path.join(outside, 'keys', 'id'), '')
+    const policy = { mode: 'read-only' as const, workspace: ws, readDeny: [`${link}/id`, `${link}/token`, `${link}/cloud/creds`], readAllow: [`${link}/cloud`] }
+    const first = sandbox.resolve(policy)
+    const keys = path.join(outside, 'keys')
+    expect([first.readDeny, first.readAllow]).toEqual([[`${keys}/id`, `${keys}/token`, `${keys}/cloud/creds`], [`${keys}/cloud`]])
+    // the ancestor swapped between two calls: the next resolution follows the new one, for every path
+    fs.mkdirSync(path.join(elsewhere, 'cloud'))
+    fs.unlinkSync(link)
+    fs.symlinkSync(elsewhere, link)
+    const second = sandbox.resolve(policy)
+    expect([second.readDeny, second.readAllow]).toEqual([[`${elsewhere}/id`, `${elsewhere}/token`, `${elsewhere}/cloud/creds`], [`${elsewhere}/cloud`]])
+  })
 })
 
 describe('the provider chain', () => {
