@@ -55,8 +55,6 @@ const DIRECT_METHODS = [
   'setMode', 'presetPolicy', 'probeInBackground', 'probe', 'status', 'slotsWaiting',
 ] as const
 
-const ownContexts = new WeakMap<object, Context>()
-
 export class SandboxService extends Service {
   /** the checked configuration, paths absolute */
   readonly defaults: Readonly<Defaults>
@@ -77,7 +75,7 @@ export class SandboxService extends Service {
     this.chain = new BackendChain(localProviders(process.platform, config.backends).map((provider) => ({ provider, source: 'local' as const })))
     if (this.defaults.pool) this.pool = new SlotPool({ idleMs: this.defaults.pool.idleMs })
     // Why: with its ctx own data, cordis builds a shadow context for every traced member access (`ctx.sandbox.defaults`)
-    ownContexts.set(this, detachServiceContext(this))
+    detachServiceContext(this)
     exposeService(ctx, 'sandbox', DIRECT_METHODS)
     // the proxy lives as long as the service: its leases end with it, and a command still running loses its network
     ctx.on('dispose', () => {
@@ -304,14 +302,3 @@ export class SandboxService extends Service {
     })
   }
 }
-
-// the service's own context, behind an accessor (detachServiceContext): `this.ctx` in a traced method is still the caller's
-Object.defineProperty(SandboxService.prototype, 'ctx', {
-  configurable: true,
-  get(this: SandboxService) {
-    return ownContexts.get(this)
-  },
-  set(this: SandboxService, value: Context) {
-    ownContexts.set(this, value)
-  },
-})
