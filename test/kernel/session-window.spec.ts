@@ -78,6 +78,33 @@ describe('the in-memory window of a session', () => {
     again.close()
   })
 
+  it('lastDurableSeq moves with every durable event and append()\'s others, never with a hot-path line', async () => {
+    const session = new Session(dir, { id: 'durable-seq' })
+    const start = session.lastDurableSeq
+    session.write('turn/begin', { turn: 1 })
+    session.post('turn/end', { turn: 1 })
+    expect(session.lastDurableSeq).toBe(start)
+    const ways = [
+      () => session.write('sandbox/mode' as any, { mode: 'read-only' }),
+      () => session.post('sandbox/mode' as any, { mode: 'read-only' }),
+      () => void session.append('sandbox/mode' as any, { mode: 'read-only' }),
+      () => void session.append('turn/begin', { turn: 2 }),
+    ]
+    for (const way of ways) {
+      way()
+      const durable = session.events().at(-1)!
+      expect(session.lastDurableSeq).toBe(durable.seq)
+      session.post('turn/end', { turn: 3 })
+      expect(session.lastDurableSeq).toBe(durable.seq)
+    }
+    await session.flush()
+    session.close()
+    // reopened: every event recovered is read once, so nothing is newer than the last of them
+    const reopened = new Session(dir, { id: 'durable-seq' })
+    expect(reopened.lastDurableSeq).toBe(reopened.events().at(-1)!.seq)
+    reopened.close()
+  })
+
   it('keeps the sandbox mode a session set long ago, and sees a switch made after the window moved', async () => {
     const k = await createTestKernel()
     try {

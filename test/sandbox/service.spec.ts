@@ -8,7 +8,7 @@ import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KernelError, SessionService } from '@dsh/kernel'
 import {
-  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_POOL_IDLE_MS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS,
+  bwrapProvider, landlockProvider, SandboxService, type ProbeResult, type ProviderConfined, type SandboxConfig, type SandboxProvider, DEFAULT_LIMITS, DEFAULT_POOL_IDLE_MS, DEFAULT_READ_DENY, PROTECTED_NAMES, DEFAULT_PROTECTED_PATHS, type SandboxMode,
 } from '@dsh/sandbox'
 import { rejection } from '../rejection.js'
 import { tempDirs } from '../temp-dirs.js'
@@ -114,6 +114,26 @@ describe('policy checks', () => {
     expect(sandbox.resolve({ mode: 'workspace-write', workspace: ws, writableRoots: [path.join(ws, 'alias'), `${ws}/a/../a`], readDeny: [] }))
       .toEqual({ mode: 'workspace-write', workspace: ws, writableRoots: [ws, path.join(ws, 'a')], network: 'off', limits: DEFAULT_LIMITS, readDeny: [], readAllow: [], protectedPaths: PROTECTED_NAMES, registeredPaths: [] })
     expect(sandbox.resolve({ mode: 'read-only', workspace: ws, writableRoots: [path.join(ws, 'a')] }).writableRoots).toEqual([])
+  })
+
+  it('read-policy paths sharing an ancestor are resolved through it, each resolution looking again', async () => {
+    const [ws, outside, elsewhere] = [tmp(), tmp(), tmp()].map((dir) => fs.realpathSync(dir))
+    fs.mkdirSync(path.join(outside, 'keys'))
+    const link = path.join(outside, 'link')
+    fs.symlinkSync(path.join(outside, 'keys'), link)
+    const { sandbox } = await start({ workspace: ws })
+    // one exists, one is missing, one is missing two levels down: all through the same symlinked ancestor
+    fs.writeFileSync(path.join(outside, 'keys', 'id'), '')
+    const policy = { mode: 'read-only' as const, workspace: ws, readDeny: [`${link}/id`, `${link}/token`, `${link}/cloud/creds`], readAllow: [`${link}/cloud`] }
+    const first = sandbox.resolve(policy)
+    const keys = path.join(outside, 'keys')
+    expect([first.readDeny, first.readAllow]).toEqual([[`${keys}/id`, `${keys}/token`, `${keys}/cloud/creds`], [`${keys}/cloud`]])
+    // the ancestor swapped between two calls: the next resolution follows the new one, for every path
+    fs.mkdirSync(path.join(elsewhere, 'cloud'))
+    fs.unlinkSync(link)
+    fs.symlinkSync(elsewhere, link)
+    const second = sandbox.resolve(policy)
+    expect([second.readDeny, second.readAllow]).toEqual([[`${elsewhere}/id`, `${elsewhere}/token`, `${elsewhere}/cloud/creds`], [`${elsewhere}/cloud`]])
   })
 })
 
@@ -366,6 +386,26 @@ describe('mode resolution', () => {
     await ctx.start()
     const reopened = (ctx.get('sessions') as SessionService).open({ id: 's1' })
     expect((ctx.get('sandbox') as SandboxService).resolveMode(reopened)).toBe('workspace-write')
+  })
+
+  it('a mode event is seen however it was appended, after hot-path lines the tracker skips', async () => {
+    const { sandbox, session } = await withSession()
+    expect(sandbox.resolveMode(session)).toBe('read-only')
+    const ways = [
+      (mode: SandboxMode) => session.write('sandbox/mode', { mode }),
+      (mode: SandboxMode) => session.post('sandbox/mode', { mode }),
+      (mode: SandboxMode) => void session.append('sandbox/mode', { mode }),
+    ]
+    for (const [i, way] of ways.entries()) {
+      // hot-path lines (never parsed for the mode) before and after the switch
+      session.write('turn/begin', { turn: i })
+      session.post('turn/end', { turn: i })
+      expect(sandbox.resolveMode(session)).toBe(i % 2 ? 'workspace-write' : 'read-only')
+      way(i % 2 ? 'read-only' : 'workspace-write')
+      session.post('turn/begin', { turn: i })
+      expect(sandbox.resolveMode(session)).toBe(i % 2 ? 'read-only' : 'workspace-write')
+    }
+    await session.flush()
   })
 
   it('a sandbox/mode event that is not a mode resolves to read-only (fail closed)', async () => {

@@ -92,14 +92,30 @@ export function isServiceName(ctx: Context, name: string): boolean {
   return Object.hasOwn(internal, name) && internal[name]?.type === 'service'
 }
 
+const serviceContexts = new WeakMap<object, Context>()
+
 /**
- * Take a service's own `ctx` off the instance and return it. Kept behind an accessor (the
- * prototype's) it is not own data, so traced member accesses build no shadow context; a traced
- * method still sees its caller as `this.ctx`, from the trace itself.
+ * Take a service's own `ctx` off the instance and return it. Kept behind an accessor on its
+ * class's prototype (defined by the first call for that class; the raw service reads its own
+ * context through it) it is not own data, so traced member accesses build no shadow context; a
+ * traced method still sees its caller as `this.ctx`, from the trace itself.
  */
 export function detachServiceContext(service: object): Context {
   const own = (service as { ctx: Context }).ctx
   delete (service as { ctx?: Context }).ctx
+  serviceContexts.set(service, own)
+  const proto = Object.getPrototypeOf(service) as object
+  if (!Object.hasOwn(proto, 'ctx')) {
+    Object.defineProperty(proto, 'ctx', {
+      configurable: true,
+      get(this: object) {
+        return serviceContexts.get(this)
+      },
+      set(this: object, value: Context) {
+        serviceContexts.set(this, value)
+      },
+    })
+  }
   return own
 }
 

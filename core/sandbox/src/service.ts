@@ -12,6 +12,7 @@ import { Context, Service } from 'cordis'
 import { realpathSync } from 'node:fs'
 import type { LookupFunction } from 'node:net'
 import { describeError, KernelError, ownerName, type Session, type SessionEvent } from '@dsh/kernel'
+import { detachServiceContext, exposeService, raw } from '@dsh/kernel/internals'
 import { ModeTracker } from './policy/mode.js'
 import { checkArgv, isSandboxMode, resolvePolicy } from './policy/resolve.js'
 import { reclaimProtected } from './ledger/lease.js'
@@ -44,6 +45,16 @@ declare module 'cordis' {
   }
 }
 
+/**
+ * Methods that never read `this.ctx` (only provide, protect and restrict tie what they add to
+ * the caller): read through a plugin's trace without its traps (see exposeService). bash calls
+ * resolveMode and confine on every call.
+ */
+const DIRECT_METHODS = [
+  'confine', 'describe', 'checkConnection', 'readProtected', 'protectedStamp', 'protectedRegistered', 'resolve', 'resolveMode',
+  'setMode', 'presetPolicy', 'probeInBackground', 'probe', 'status', 'slotsWaiting',
+] as const
+
 export class SandboxService extends Service {
   /** the checked configuration, paths absolute */
   readonly defaults: Readonly<Defaults>
@@ -63,6 +74,9 @@ export class SandboxService extends Service {
     this.lookup = config.lookup
     this.chain = new BackendChain(localProviders(process.platform, config.backends).map((provider) => ({ provider, source: 'local' as const })))
     if (this.defaults.pool) this.pool = new SlotPool({ idleMs: this.defaults.pool.idleMs })
+    // Why: with its ctx own data, cordis builds a shadow context for every traced member access (`ctx.sandbox.defaults`)
+    detachServiceContext(this)
+    exposeService(ctx, 'sandbox', DIRECT_METHODS)
     // the proxy lives as long as the service: its leases end with it, and a command still running loses its network
     ctx.on('dispose', () => {
       this.proxy?.close()
@@ -74,7 +88,9 @@ export class SandboxService extends Service {
   /** Register a provider, tried before the local chain; removed with the calling plugin. */
   provide(provider: SandboxProvider): () => void {
     checkProvider(provider)
-    return this.ctx.effect(() => this.chain.add(provider))
+    // `this` is cordis's trace (`this.ctx` the caller's); the state is the raw service's, which the direct methods read
+    const self = raw(this)
+    return this.ctx.effect(() => self.chain.add(provider))
   }
 
   /**
@@ -90,7 +106,8 @@ export class SandboxService extends Service {
   protect(paths: readonly string[]): () => void {
     const checked = checkRegistered(paths)
     const owner = ownerName(this.ctx)
-    return this.ctx.effect(() => this.registry.add({ paths: checked, owner }))
+    const self = raw(this)
+    return this.ctx.effect(() => self.registry.add({ paths: checked, owner }))
   }
 
   /** Every path registered with protect() now (as given and as real paths). */
@@ -105,10 +122,12 @@ export class SandboxService extends Service {
    */
   restrict(restrictor: SandboxRestrictor): () => void {
     if (typeof restrictor !== 'function') throw new KernelError('INVALID_CONFIG', 'ctx.sandbox.restrict() takes a function of the policy')
+    // Why the raw service: an assignment through the trace would not reach what confine() (direct) reads
+    const self = raw(this)
     return this.ctx.effect(() => {
-      this.restrictors = [...this.restrictors, restrictor]
+      self.restrictors = [...self.restrictors, restrictor]
       return () => {
-        this.restrictors = this.restrictors.filter((r) => r !== restrictor)
+        self.restrictors = self.restrictors.filter((r) => r !== restrictor)
       }
     })
   }

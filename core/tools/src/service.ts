@@ -32,8 +32,6 @@ const MODES: readonly ToolsMode[] = ['native', 'code', 'both']
 /** Methods that never read `this.ctx`: read through a plugin's trace without its traps (see exposeService). */
 const DIRECT_METHODS = ['get', 'schemas', 'wireSchemas', 'execute', 'concurrency'] as const
 
-const ownContexts = new WeakMap<object, Context>()
-
 export class ToolService extends Service {
   private registry: Registry
   private env: PipelineEnv
@@ -60,7 +58,7 @@ export class ToolService extends Service {
       tokens: new WeakSet(),
     }
     // a shadow context per traced member access was most of the cost of a registration
-    ownContexts.set(this, detachServiceContext(this))
+    detachServiceContext(this)
     // `ctx.tools` is read on every public call (`ctx.tools.execute`): skip cordis's costly service lookup;
     // the methods that never read `this.ctx` skip the trace's traps too (a plugin's per-call lookup)
     exposeService(ctx, 'tools', DIRECT_METHODS)
@@ -209,13 +207,3 @@ export class ToolService extends Service {
     })
   }
 }
-
-Object.defineProperty(ToolService.prototype, 'ctx', {
-  configurable: true,
-  get(this: ToolService) {
-    return ownContexts.get(this)
-  },
-  set(this: ToolService, value: Context) {
-    ownContexts.set(this, value)
-  },
-})

@@ -183,6 +183,16 @@ export class Session {
     return this.window.events()
   }
 
+  /**
+   * At least the `seq` of the newest durable event in `events()` (it moves with every durable event,
+   * with `append()`'s others, and when events are dropped), read without `events()`, which parses
+   * every line the hot path wrote since its last read: a reader that looks for durable events alone
+   * (sandbox modes) and has read up to this seq has nothing new to read.
+   */
+  get lastDurableSeq(): number {
+    return this.window.lastObjectSeq
+  }
+
   get inTurn(): boolean {
     return this.open
   }

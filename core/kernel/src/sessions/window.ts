@@ -48,11 +48,14 @@ export class SessionWindow {
   private held: number
   /** the newest seq listed */
   private last: number
+  /** the newest seq listed as an object (every durable event is), or changed by a drop */
+  private lastObject: number
 
   /** `events`: what the log file held (kept as the list); `lineBytes`: each one's line, in bytes */
   constructor(events: SessionEvent[], lineBytes: readonly number[]) {
     this.list = events
     this.last = events.reduce((max, event) => Math.max(max, event.seq), 0)
+    this.lastObject = this.last
     this.sizes = events.map((event, i) => (isDurable(event.type) ? 0 : lineBytes[i]))
     this.others = events.reduce((n, event) => n + (isDurable(event.type) ? 0 : 1), 0)
     this.held = this.sizes.reduce((n, size) => n + size, 0)
@@ -64,10 +67,20 @@ export class SessionWindow {
     return this.last
   }
 
+  /**
+   * The newest seq listed as an object — every durable event is, and `append()`'s others — or the
+   * newest seq when events were dropped: a reader of durable events alone (sandbox modes) has
+   * nothing new to read while this is not past the seq it read up to.
+   */
+  get lastObjectSeq(): number {
+    return this.lastObject
+  }
+
   /** List an event as an object; `bytes` is its line's size (ignored for a durable event: all are kept). */
   add(event: SessionEvent, durable: boolean, bytes: number): void {
     this.list.push(event)
     this.last = event.seq
+    this.lastObject = event.seq
     if (durable) this.sizes.push(0)
     else this.hold(bytes)
   }
@@ -139,6 +152,8 @@ export class SessionWindow {
   /** Drop events whose lines did not reach the file (by `seq`): they are not part of the session. */
   drop(lost: unknown[]): void {
     const gone = new Set(lost)
+    // Why: what a durable reader read may be gone; it reads again
+    this.lastObject = this.last
     let kept = 0
     this.unparsed = -1
     for (let i = 0; i < this.list.length; i++) {

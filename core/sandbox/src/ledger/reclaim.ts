@@ -156,8 +156,10 @@ let reclaimedAll = false
  * from disk, is the entry as put back, not what a killed call's command wrote.
  */
 export function reclaimProtected(paths: readonly string[], writableRoots: readonly string[], sweep = true): Reclaimed[] {
-  const dir = ledgerDir(writableRoots)
   const reclaimed: Reclaimed[] = []
+  // Why not even the directory: no path to look up (read-only) once the whole ledger was put back, as leaseProtected
+  if ((reclaimedAll || !sweep) && !paths.length) return reclaimed
+  const dir = ledgerDir(writableRoots)
   // Why look first, unlocked: most calls find no record of their paths, and then need no lock (a record made meanwhile is the lease's to see)
   if ((reclaimedAll || !sweep) && !paths.some((path) => existsSync(stateFile(dir, path)))) return reclaimed
   const unlock = lockDir(dir)

@@ -2,8 +2,10 @@
  * Mode resolution (DESIGN §8): an approved explicit mode, else the session's
  * latest `sandbox/mode` event, else the configured default. The session's
  * events are scanned incrementally, by `seq` (the in-memory list is a window
- * whose positions move; `sandbox/mode` events, durable, are all in it), so
- * resolving costs nothing per call once the session has been seen.
+ * whose positions move; `sandbox/mode` events, durable, are all in it), and
+ * only once a durable event came since the last scan (`lastDurableSeq`): the
+ * hot path's lines are never parsed for it, so resolving costs nothing per
+ * call once the session has been seen.
  */
 import { declareDurable, type Session } from '@dsh/kernel'
 import { isSandboxMode } from './resolve.js'
@@ -44,6 +46,8 @@ export class ModeTracker {
   private scan(session: Session): Seen {
     let seen = this.seen.get(session)
     if (!seen) this.seen.set(session, (seen = { seq: 0 }))
+    // Why it may skip: a sandbox/mode event is durable, and no durable event came after what was scanned
+    else if (session.lastDurableSeq <= seen.seq) return seen
     const events = session.events()
     // back from the newest to the first event not scanned yet
     let from = events.length

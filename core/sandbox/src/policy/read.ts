@@ -52,8 +52,8 @@ export function checkReadPaths(field: string, value: unknown, workspace?: string
   })
 }
 
-function paths(field: string, value: unknown, workspace: string | undefined): string[] {
-  return checkReadPaths(field, value, workspace).map(realOrPlanned)
+function paths(field: string, value: unknown, workspace: string | undefined, seen: Map<string, string | null>): string[] {
+  return checkReadPaths(field, value, workspace).map((path) => realOrPlanned(path, seen))
 }
 
 function bad(field: string, message: string, value: unknown): KernelError {
@@ -66,8 +66,10 @@ function bad(field: string, message: string, value: unknown): KernelError {
  */
 export function resolveReadPolicy(readDeny: unknown, readAllow: unknown, free: readonly string[], defaults: { readDeny: readonly string[]; readAllow: readonly string[] } = { readDeny: DEFAULT_READ_DENY, readAllow: [] }): ReadPolicy {
   // relative entries are the workspace's, which is free[0]
-  const deny = paths('readDeny', readDeny ?? defaults.readDeny, free[0])
-  const allow = paths('readAllow', readAllow ?? defaults.readAllow, free[0])
+  // the lists share ancestors (`~`): each is looked at once in this resolution
+  const seen = new Map<string, string | null>()
+  const deny = paths('readDeny', readDeny ?? defaults.readDeny, free[0], seen)
+  const allow = paths('readAllow', readAllow ?? defaults.readAllow, free[0], seen)
   // Why drop them: hiding the workspace (or a directory holding it) would hide what the command works on
   const kept = [...new Set(deny)].filter((d) => !free.some((root) => isInside(d, root)))
   return Object.freeze({ readDeny: Object.freeze(kept), readAllow: Object.freeze([...new Set(allow)]) })

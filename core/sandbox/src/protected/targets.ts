@@ -14,21 +14,35 @@ import { isInside } from '../paths.js'
 /** how much of a `.git` or `commondir` file is read: a pointer is one short line */
 const POINTER_BYTES = 4096
 
-/** The real path of `path`, or of its deepest existing ancestor joined with the rest. */
-export function realOrPlanned(path: string): string {
+/**
+ * The real path of `path`, or of its deepest existing ancestor joined with the rest. `seen`:
+ * what this resolution already found of an ancestor (its real path, or null when it is missing or
+ * cannot be resolved), for a list of paths resolved together that share ancestors (`~/.ssh`,
+ * `~/.aws`, … all under `~`): one look at each, as one pass over the list would have taken. Never
+ * kept past that list: the next resolution looks again.
+ */
+export function realOrPlanned(path: string, seen?: Map<string, string | null>): string {
   const rest: string[] = []
   let at = resolve(path)
   for (;;) {
-    // Why existsSync first: it answers a missing path without an exception, realpath with one (most denied paths are missing)
-    if (existsSync(at)) {
-      try {
-        return join(realpathSync.native(at), ...rest.reverse())
-      } catch {}
-    }
+    const known = seen?.get(at)
+    const real = known !== undefined ? known : realOrNull(at)
+    seen?.set(at, real)
+    if (real !== null) return rest.length ? join(real, ...rest.reverse()) : real
     const parent = dirname(at)
     if (parent === at) return resolve(path)
     rest.push(basename(at))
     at = parent
+  }
+}
+
+function realOrNull(at: string): string | null {
+  // Why existsSync first: it answers a missing path without an exception, realpath with one (most denied paths are missing)
+  if (!existsSync(at)) return null
+  try {
+    return realpathSync.native(at)
+  } catch {
+    return null
   }
 }
 

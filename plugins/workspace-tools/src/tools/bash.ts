@@ -34,10 +34,10 @@ interface Args {
   justification?: string
 }
 
-/** The real path of the workspace, as confine() resolves it; a path that cannot be resolved as given, for confine() to refuse. */
+/** The real path of the workspace, as confine() resolves it (realpath(3)); a path that cannot be resolved as given, for confine() to refuse. */
 function realOrAsGiven(path: string): string {
   try {
-    return realpathSync(path)
+    return realpathSync.native(path)
   } catch {
     return path
   }
@@ -59,6 +59,8 @@ function run(confined: Confined, cwd: string, timeoutMs: number, signal: AbortSi
 
 export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Record<string, any>> {
   const sandbox = ctx.sandbox
+  // fixed for the service's life (read once: each read through the service's proxy costs a context)
+  const defaults = sandbox.defaults
   return {
     name: 'bash',
     title: 'Run shell command',
@@ -77,7 +79,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       additionalProperties: false,
     },
     // a command can do anything its sandbox mode allows; it reaches the outside world only when the network is on
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: sandbox.defaults.network !== 'off' },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: defaults.network !== 'off' },
     outputSchema: {
       type: 'object',
       properties: {
@@ -97,7 +99,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
     async execute(args, call) {
       // Why not areaFor: bash needs the mode and the workspace alone, and confine() resolves and
       // checks the whole policy itself (the read policy's paths, the protected names) — once
-      const area = { mode: sandbox.resolveMode(call.session, call.approvedSandboxMode), workspace: realOrAsGiven(config.workspace ?? sandbox.defaults.workspace) }
+      const area = { mode: sandbox.resolveMode(call.session, call.approvedSandboxMode), workspace: realOrAsGiven(config.workspace ?? defaults.workspace) }
       // the call goes along so each connection through the network proxy is recorded for it (sandbox/network)
       const refused: ProxyConnection[] = []
       const observe = (connection: ProxyConnection) => {
@@ -108,7 +110,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const observeExec = ({ reason }: { reason: string }) => {
         if (refusedExecs.length < MAX_REFUSED_KEPT) refusedExecs.push(reason)
       }
-      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: sandbox.defaults.network }, { session: call.session, callId: call.callId, observe, observeExec })
+      const confined = await sandbox.confine(['/bin/sh', '-c', args.command], { mode: area.mode, workspace: area.workspace, network: defaults.network }, { session: call.session, callId: call.callId, observe, observeExec })
       call.record({ sandbox: { backend: confined.backend, enforcement: confined.enforcement, unenforced: [...confined.unenforced], hidden: [...confined.hidden] } })
       let out: Awaited<ReturnType<typeof run>>
       let restored: string[] = []
@@ -126,7 +128,7 @@ export function bashTool(ctx: Context, config: Config): ToolDefinition<Args & Re
       const stderr = out.stderr.text()
       const chomp = (t: string) => (t.endsWith('\n') ? t.slice(0, -1) : t)
       const transcript = [chomp(stdout), stderr && `[stderr]\n${chomp(stderr)}`].filter(Boolean).join('\n')
-      const hint = sandboxHint({ mode: area.mode, backend: confined.backend, network: sandbox.defaults.network, stdout, stderr, refused })
+      const hint = sandboxHint({ mode: area.mode, backend: confined.backend, network: defaults.network, stdout, stderr, refused })
       const noteLines = [
         ...(restored.length ? [`[sandbox: removed or restored protected paths the command changed: ${restored.join(', ')}]`] : []),
         ...refusedExecs.map((reason) => `[permissions: ${reason}]`),
