@@ -31,7 +31,8 @@
  * user notification for allow decisions). A denied exec never happens.
  *
  * Wire format (little-endian, both ways framed by a u32 byte count):
- *   request: u64 id, u32 pid, u32 flags (1: argv truncated), u32 argc,
+ *   request: u64 id, u32 pid, u32 flags (1: argv truncated; 2: the program
+ *            cannot be known, and the exec is already refused: a record only), u32 argc,
  *            then NUL-terminated: path as given, real path ("" if unknown),
  *            the "#!" line of a script (without "#!"; "" otherwise), argv[0..argc)
  *   answer:  u64 id, u32 errno (0: allow)
@@ -56,6 +57,7 @@
 #include <unistd.h>
 
 #include "landlock-run.h"
+#include "exec-timing.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0) /* Linux 5.5 */
@@ -72,6 +74,7 @@
 #define MAX_ARGS 4096
 #define MAX_REQUEST (256 * 1024)
 #define FLAG_TRUNCATED 1u
+#define FLAG_UNRESOLVED 2u
 
 /* [0]: the supervisor's end, [1]: the command's, which sends the listener */
 static int handoff[2] = { -1, -1 };
@@ -150,13 +153,25 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	size_t used = 24, header = 24, have = 0, next = 0;
 	__u32 flags = 0, argc = 0, len;
 	pid_t pid = (pid_t)req->pid;
+	static int seen_one;
 	long n;
 
+	if (d->nr == __NR_chroot || d->nr == __NR_pivot_root) {
+		/* from now on no root is taken for the command's: each exec's is looked up (exec-read.c) */
+		exec_root_moved();
+		respond(listener, req->id, 0);
+		return;
+	}
+	/* Why the first: the launcher's own exec of the command, before anything of the command runs */
+	if (!seen_one++)
+		exec_root_keep(pid);
 	n = exec_read_string(pid, path_at, buf + used, MAX_REQUEST - used);
 	if (n < 0)
 		goto refuse;
 	used += (size_t)n + 1;
-	exec_real_path(pid, dirfd, buf + header, empty_path, real, sizeof(real), interp, sizeof(interp));
+	TIMING_STEP(STEP_PATH);
+	if (exec_real_path(pid, dirfd, buf + header, empty_path, real, sizeof(real), interp, sizeof(interp)) < 0)
+		flags |= FLAG_UNRESOLVED;
 	n = (long)strlen(real);
 	if ((size_t)n + 1 + strlen(interp) + 1 > MAX_REQUEST - used)
 		goto refuse;
@@ -164,6 +179,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	used += (size_t)n + 1;
 	memcpy(buf + used, interp, strlen(interp) + 1);
 	used += strlen(interp) + 1;
+	TIMING_STEP(STEP_REAL);
 	/* the interpreter's own path, its first word */
 	sscanf(interp, " %255s", word) == 1 || (word[0] = '\0');
 	for (; argv_at; argc++) {
@@ -193,19 +209,24 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		args[argc] = buf + used;
 		used += (size_t)n + 1;
 	}
+	TIMING_STEP(STEP_ARGV);
 	/* Why after reading: the pid may have died and been reused while we read another process's memory */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id))
 		return;
+	TIMING_STEP(STEP_VALID);
 	/* Why the path too: argv is the caller's to choose; execve("/usr/bin/python3", <our argv>) is not our command */
 	if (!flags && same_as_own_command(args, argc) && !strcmp(buf + header, own_command[0])) {
 		respond(listener, req->id, 0);
 		return;
 	}
 	/* Why here: an exec no rule names (most of them) costs no round trip to the host */
-	if (n_programs && !listed(buf + header) && !listed(real) && (!argc || !listed(args[0])) && (!*word || !listed(word))) {
+	if (!(flags & FLAG_UNRESOLVED) && n_programs && !listed(buf + header) && !listed(real) && (!argc || !listed(args[0])) && (!*word || !listed(word))) {
+		TIMING_STEP(STEP_DECIDE);
 		respond(listener, req->id, 0);
+		TIMING_MARK(0);
 		return;
 	}
+	TIMING_STEP(STEP_DECIDE);
 	if (host < 0)
 		goto refuse;
 	len = (__u32)(used - 4);
@@ -214,8 +235,13 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	memcpy(buf + 12, &(__u32){ (__u32)req->pid }, 4);
 	memcpy(buf + 16, &flags, 4);
 	memcpy(buf + 20, &argc, 4);
-	if (send_all(host, buf, used) == 0)
+	if (send_all(host, buf, used) == 0) {
+		TIMING_HOST(req->id, 1);
+		/* Why now: whatever the host answers, a program we cannot know does not run */
+		if (flags & FLAG_UNRESOLVED)
+			goto refuse;
 		return;
+	}
 	close(host);
 	host = -1;
 	goto refuse;
@@ -251,6 +277,7 @@ static void answers(int listener, char *in, size_t *have)
 		memcpy(&id, in + at + 4, 8);
 		memcpy(&err, in + at + 12, 4);
 		respond(listener, id, err ? (int)err : 0);
+		TIMING_HOST(id, 0);
 		at += 16;
 	}
 	memmove(in, in + at, *have - at);
@@ -313,8 +340,10 @@ static void *notify_thread(void *unused)
 		}
 		if (p[0].revents & POLLIN) {
 			memset(req, 0, sizes.seccomp_notif > sizeof(*req) ? sizes.seccomp_notif : sizeof(*req));
-			if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0)
+			if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
+				TIMING_MARK(1);
 				take(listener, req, buf, args);
+			}
 		} else if (p[0].revents & (POLLHUP | POLLERR)) {
 			break; /* every process under the filter is gone */
 		}
@@ -340,6 +369,7 @@ void exec_notify_start(const struct options *o)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, handoff))
 		fail("--exec-notify: socketpair: %s", strerror(errno));
 	own_command = o->command;
+	TIMING_REPORT_AT_EXIT();
 	programs = o->exec_programs;
 	n_programs = o->n_exec_programs;
 	/* Why a thread: the command execs (and waits on us) while main() is still in clone(CLONE_VFORK) */
@@ -363,8 +393,11 @@ void exec_notify_install(void)
 {
 	struct sock_filter insn[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 2, 0),
+		/* a root that moves: exec-read.c stops taking the command's for every exec's */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_chroot, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pivot_root, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};

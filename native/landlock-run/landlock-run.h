@@ -214,7 +214,9 @@ int exec_notify_works(void);
 /* exec-read.c: reading the process an exec notification stopped */
 long exec_read_pointers(pid_t pid, unsigned long addr, unsigned long *out, size_t max);
 long exec_read_string(pid_t pid, unsigned long addr, char *out, size_t room);
-void exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room);
+int exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room);
+void exec_root_keep(pid_t pid);
+void exec_root_moved(void);
 
 /* slot.c: --slot, the command read from fd 3 once everything else is in place */
 #define SLOT_FD 3

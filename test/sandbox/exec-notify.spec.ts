@@ -28,14 +28,14 @@ const missing = Object.fromEntries(await Promise.all(BACKENDS.map(async (name) =
 /** A call to confine for: the check reads nothing of the session. */
 const call = { session: {} as Session, callId: 'call-1' }
 
-async function service(backends: LocalBackend[], ws: string, refuse: (r: ExecRequest) => boolean) {
+async function service(backends: LocalBackend[], ws: string, refuse: (r: ExecRequest) => boolean, programs?: string[]) {
   const ctx = new Context()
   contexts.push(ctx)
   ctx.plugin(SandboxService, { backends, workspace: ws, mode: 'workspace-write' })
   await ctx.start()
   const sandbox = ctx.get('sandbox') as SandboxService
   const seen: ExecRequest[] = []
-  sandbox.restrict(() => ({ exec: { check: (request) => (seen.push(request), refuse(request) ? { allow: false, reason: 'refused by the test' } : { allow: true }) } }))
+  sandbox.restrict(() => ({ exec: { ...(programs ? { programs } : {}), check: (request) => (seen.push(request), refuse(request) ? { allow: false, reason: 'refused by the test' } : { allow: true }) } }))
   return { sandbox, seen }
 }
 
@@ -141,6 +141,48 @@ for (const backend of BACKENDS) {
       expect(seen).toContainEqual(expect.objectContaining({ realPath: expect.stringMatching(/\/echo$/), argv: ['/bin/echo', 'a  b', 'c'], truncated: false }))
       // the launcher's own exec of the command was decided as its text: not asked again
       expect(seen.some((s) => s.argv[0] === '/bin/sh' && s.argv[1] === '-c')).toBe(false)
+    }, 60_000)
+
+    it('a program reached through a link procfs answers by who asks (/proc/self/fd/N, /dev/fd/N, a symlink to one, /proc/PID/fd/N, /proc/self/root/…, ./N in /proc/self/fd) is refused, even when its name is not listed; the file survives', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'f'), 'keep')
+      // Why listed names: the launcher lets an exec none of whose names is `rm` go on by itself, and argv[0] is the caller's to choose
+      const { sandbox, seen } = await service([backend], ws, isRm, ['rm'])
+      const exec = (p: string, arg = 'f') => `python3 -c 'import os, sys; os.execv(sys.argv[1], ["x", sys.argv[2]])' ${p} ${arg}; echo "${p} $?"`
+      const r = await run(sandbox, ws, ['exec 3</bin/rm', 'ln -s /proc/self/fd/3 l', ...['/proc/self/fd/3', '/dev/fd/3', './l', '/proc/$$/fd/3', '/proc/self/root/bin/rm', '/proc/thread-self/fd/3'].map((p) => exec(p)), `(cd /proc/self/fd && ${exec('./3', `${ws}/f`)})`, '/bin/echo after'].join('; '))
+      expect(fs.existsSync(path.join(ws, 'f')), r.stderr).toBe(true)
+      for (const p of ['/proc/self/fd/3', '/dev/fd/3', './l', '/proc/self/root/bin/rm', '/proc/thread-self/fd/3', './3']) expect(r.stdout, r.stderr).toMatch(new RegExp(`^${p.replaceAll('.', '\\.')} 1$`, 'm'))
+      expect(r.stdout).toMatch(/^\/proc\/\d+\/fd\/3 1$/m)
+      expect(r.stderr).toContain('PermissionError')
+      expect(r.stdout).toContain('after')
+      // each one handed to the check as unresolved, with its argv, for the record
+      expect(seen.filter((s) => s.unresolved === true && s.argv[0] === 'x')).toHaveLength(7)
+      expect(seen.every((s) => !s.unresolved || s.realPath === '')).toBe(true)
+    }, 60_000)
+
+    it('a missing program is only missing (a shell trying each PATH entry gets ENOENT, then runs the one that exists); a symlink, a relative path after cd and an fd exec are known by what they run', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.mkdirSync(path.join(ws, 'd'))
+      fs.writeFileSync(path.join(ws, 'd', 'f'), 'keep')
+      fs.symlinkSync('../../../../../../../bin/rm', path.join(ws, 'd', 'up'))
+      fs.symlinkSync('/usr/bin/../bin/./rm', path.join(ws, 'd', 'dots'))
+      const { sandbox, seen } = await service([backend], ws, isRm, ['rm'])
+      const r = await run(sandbox, ws, [
+        '/nowhere/rm f; echo "missing $?"',
+        'PATH=/nowhere:/usr/local/bin:/usr/bin:/bin; true; echo "path $?"',
+        'cd d && ./up f; echo "up $?"; ./dots f; echo "dots $?"; ../d/./up f; echo "rel $?"',
+        'python3 -c \'import os; fd = os.open("/usr/bin/rm", os.O_PATH); os.execveat(fd, "", ["x", "f"], {}, follow_symlinks=True) if hasattr(os, "execveat") else os.execve(fd, ["x", "f"], {})\'; echo "fd $?"',
+      ].join('; '))
+      expect(r.stdout, r.stderr).toMatch(/^missing 127$/m)
+      expect(r.stdout).toMatch(/^path 0$/m)
+      for (const name of ['up', 'dots', 'rel']) expect(r.stdout).toMatch(new RegExp(`^${name} 126$`, 'm'))
+      expect(r.stdout).toMatch(/^fd 1$/m)
+      expect(fs.existsSync(path.join(ws, 'd', 'f'))).toBe(true)
+      // a missing program is not sent (no name listed), and nothing was unresolved
+      expect(seen.some((s) => s.path === '/nowhere/rm')).toBe(true)
+      expect(seen.filter((s) => s.unresolved)).toEqual([])
+      expect(seen).toContainEqual(expect.objectContaining({ path: './up', realPath: expect.stringMatching(/\/rm$/) }))
+      expect(seen).toContainEqual(expect.objectContaining({ path: '', realPath: expect.stringMatching(/\/rm$/), argv: ['x', 'f'] }))
     }, 60_000)
 
     it('reads an argv where the kernel would: strings and a pointer table ending right before an unreadable page, a misaligned table across two pages, more pointers than one read takes', async () => {

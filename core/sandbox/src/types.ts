@@ -82,6 +82,12 @@ export interface ExecRequest {
   /** the argv as the program sees it (the first 4096 arguments or 256 KiB, then `truncated`) */
   readonly argv: readonly string[]
   readonly truncated: boolean
+  /**
+   * the program cannot be known: its path goes through a link procfs answers by who asks
+   * (/proc/self/fd/N, /dev/fd/N, /proc/PID/root/…). The launcher has refused the exec already; the
+   * check sees it to record it, and what it answers changes nothing.
+   */
+  readonly unresolved?: boolean
   /** the process, as the launcher's supervisor sees it */
   readonly pid: number
 }

@@ -27,6 +27,8 @@ export interface ExecFacts {
   interpreter?: string
   argv: readonly string[]
   truncated: boolean
+  /** the launcher could not know the program (a path through /proc/self or another per-process link): refused */
+  unresolved?: boolean
 }
 
 /** Whether any rule could refuse an exec: only then is each exec stopped (the filter costs a round trip per exec). */
@@ -72,6 +74,8 @@ export function execNames(exec: ExecFacts): string[][] {
 
 /** The exec's outcome under the rules and the mode, or undefined when no rule refuses or asks about it. */
 export function decideExec(exec: ExecFacts, set: RuleSet, env: DecideEnv): Outcome | undefined {
+  // Why before any rule: what runs could be any program, so any rule might be the one it steps around
+  if (exec.unresolved) return { decision: 'deny', reason: 'its program is reached through a link procfs answers by who asks (/proc/self/…, /dev/fd/…), which the sandbox cannot follow for the process' }
   let worst: { kind: 'ask' | 'deny'; rule: CompiledRule } | undefined
   for (const words of execNames(exec)) {
     const { part, asked } = decideWords(words, set)

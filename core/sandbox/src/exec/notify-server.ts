@@ -21,6 +21,8 @@ import type { ExecRequest, ExecRules, ExecVerdict } from '../types.js'
 
 const EACCES = 13
 const FLAG_TRUNCATED = 1
+/** the launcher could not know the program (a magic link, /proc/self) and refused the exec already: this frame is its record */
+const FLAG_UNRESOLVED = 2
 /** the launcher's own cap on a request (256 KiB), with room for its header */
 const MAX_FRAME = 256 * 1024 + 64
 
@@ -42,7 +44,7 @@ export function parseExecRequest(frame: Buffer): { id: bigint; request: ExecRequ
   // the last split piece is what follows the final NUL: empty
   if (strings.length !== argc + 4) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 4}`)
   const interpreter = strings[2]
-  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreter ? { interpreter } : {}), argv: strings.slice(3, 3 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, pid } }
+  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreter ? { interpreter } : {}), argv: strings.slice(3, 3 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, ...((flags & FLAG_UNRESOLVED) !== 0 ? { unresolved: true } : {}), pid } }
 }
 
 function answer(socket: Socket, id: bigint, errno: number): void {
@@ -54,9 +56,13 @@ function answer(socket: Socket, id: bigint, errno: number): void {
   if (!socket.destroyed) socket.write(out)
 }
 
+export const UNRESOLVED_REASON = 'its program is reached through a link procfs answers by who asks (/proc/self/…, /dev/fd/…, /proc/PID/root/…), which the sandbox cannot follow for the process'
+
 async function decide(rules: ExecRules, request: ExecRequest, call: ConfineCall): Promise<ExecVerdict> {
   try {
     const verdict = await rules.check(request, call)
+    // Why whatever the check says: the launcher refused it already; the check records it
+    if (request.unresolved) return verdict && verdict.allow === false ? verdict : { allow: false, reason: `exec of ${request.argv.join(' ')} refused: ${UNRESOLVED_REASON}` }
     if (verdict && verdict.allow === true) return verdict
     if (verdict && verdict.allow === false) return verdict
     return { allow: false, reason: 'the exec check answered no verdict' }
