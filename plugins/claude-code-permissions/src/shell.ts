@@ -43,6 +43,11 @@ export function loadShellParser(): Promise<void> {
   return loading.then(() => undefined)
 }
 
+/** Whether the grammar is loaded or being loaded (a load that failed is not). */
+export function shellParserRequested(): boolean {
+  return loading !== undefined
+}
+
 /** Whether `analyzeShell` can run now. */
 export function shellParserLoaded(): boolean {
   return parser !== undefined
