@@ -19,6 +19,8 @@ const FLOOR = fileURLToPath(new URL('./children/cli-floor.js', import.meta.url))
 const SCRIPT = fileURLToPath(new URL('../core/dsh/dist/cli.cjs', import.meta.url))
 const SCRIPT_LOADER = new URL('../core/dsh/scripts/vendor-load.js', import.meta.url).href
 const SAMPLES = 15
+/** a client's model choosing its first call: the time `dsh mcp` is idle after tools/list */
+const MODEL_PAUSE_MS = 500
 const WARMUP = 2
 
 /** ms from spawn until the process exits 0. */
@@ -94,10 +96,10 @@ function mcpFirstList(cwd, modules = false, base = process.env, sigint = false) 
 
 /**
  * ms from spawning `dsh mcp` (in `cwd`, with `env`) until the answer to its first tool call, a bash
- * `echo` sent as soon as tools/list is answered; also `call`, that answer's ms after the call was
- * sent, and `list`, the tools/list answer's ms from spawn.
+ * `echo` sent `pause` ms after tools/list is answered (0: at once); also `call`, that answer's ms
+ * after the call was sent, and `list`, the tools/list answer's ms from spawn.
  */
-function mcpFirstCall(cwd, env) {
+function mcpFirstCall(cwd, env, pause = 0) {
   return new Promise((resolve, reject) => {
     const start = now()
     const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -122,8 +124,12 @@ function mcpFirstCall(cwd, env) {
         } else if (message.id === 2) {
           list = now() - start
           if (!message.result?.tools?.some((tool) => tool.name === 'bash')) return reject(new Error(`tools/list has no bash tool: ${line.slice(0, 200)}`))
-          sent = now()
-          send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo $((6*7))xyz' } } })
+          const call = () => {
+            sent = now()
+            send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo $((6*7))xyz' } } })
+          }
+          if (pause) setTimeout(call, pause)
+          else call()
         } else if (message.id === 3) {
           const at = now()
           answered = true
@@ -184,6 +190,7 @@ export async function run() {
     const nodeClient = []
     const firstCall = []
     const firstList = []
+    const pausedCall = []
     let tools = 0
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
       const n = await spawnToExit(['-e', '0'], bare)
@@ -195,6 +202,7 @@ export async function run() {
       const s = await mcpFirstList(bare, false, process.env, true)
       // the warm-up's first start writes the snapshot the later ones answer from
       const fc = await mcpFirstCall(project, clientEnv)
+      const fp = await mcpFirstCall(project, clientEnv, MODEL_PAUSE_MS)
       // its baseline in the client's environment (no NODE_EXTRA_CA_CERTS, whatever the bench's has)
       const nc = await spawnToExit(['-e', '0'], project, clientEnv)
       const plain = extraCerts && { n: await spawnToExit(['-e', '0'], bare, extraCerts), m: await mcpFirstList(bare, false, extraCerts) }
@@ -210,6 +218,7 @@ export async function run() {
         nodeClient.push(nc)
         firstCall.push(fc.call)
         firstList.push(fc.list)
+        pausedCall.push(fp.call)
         if (plain) {
           nodePlain.push(plain.n)
           mcpPlain.push(plain.m.elapsed)
@@ -227,6 +236,7 @@ export async function run() {
       { name: 'cli.startup_floor_ms', value: median(floor), unit: 'ms', baseline, note: `node reading and compiling, not running, ${compiled} \`dsh mcp\` loads before its first tools/list answer (${times(floor)}); median of ${SAMPLES}` },
       { name: 'cli.mcp_shutdown_ms', value: median(shutdown), unit: 'ms', target: '<= 100 ms', note: `\`dsh mcp\` (no config) after its first tools/list answer: SIGINT to exit, the session closed (${Math.round(Math.min(...shutdown))}–${Math.round(Math.max(...shutdown))} ms); median of ${SAMPLES}` },
       { name: 'cli.first_call_ms', value: median(first), unit: 'ms', baseline: clientBaseline, note: `spawn \`dsh mcp\` (a project set up by \`dsh setup claude-code\`, its start-up snapshot warm; the client's environment: HOME, PATH, LANG, TMPDIR) until the answer to a bash \`echo\` sent once tools/list is answered (+${Math.round(median(first) - clientBaseline.value)} ms over node -e 0 in that environment); the call's own part, answer − sent: ${Math.round(median(firstCall))} ms (${Math.round(Math.min(...firstCall))}–${Math.round(Math.max(...firstCall))}); tools/list at ${Math.round(median(firstList))} ms; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; median of ${SAMPLES}` },
+      { name: 'cli.first_call_idle_ms', value: median(pausedCall), unit: 'ms', note: `the same first bash call sent ${MODEL_PAUSE_MS} ms after tools/list (a client's model choosing it; dsh mcp idle meanwhile): answer − sent (${Math.round(Math.min(...pausedCall))}–${Math.round(Math.max(...pausedCall))} ms); median of ${SAMPLES}` },
       { name: 'cli.exec_noop_ms', value: median(exec), unit: 'ms', target: '+100 ms over node -e 0', baseline, note: `\`dsh exec ls\` (workspace-tools, an empty workspace), spawn to exit (${times(exec, 100)}); median of ${SAMPLES}` },
     ]
   } finally {
