@@ -93,6 +93,15 @@ describe('observers and other waterfalls', () => {
     // @ts-expect-error: a grant is 'once' or 'session'
     ctx.on('approval/request', () => ({ kind: 'approved', grant: 'forever' }))
   })
+
+  it('tools/idle gives the listener idle(), a boolean test, and is emitted with one', () => {
+    ctx.on('tools/idle', (idle) => {
+      expectTypeOf(idle).toEqualTypeOf<() => boolean>()
+    })
+    ctx.emit('tools/idle', () => true)
+    // @ts-expect-error: idle is a function, not a flag
+    ctx.emit('tools/idle', true)
+  })
 })
 
 describe('a plugin\'s own events', () => {

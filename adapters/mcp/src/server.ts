@@ -23,6 +23,7 @@ import { lazyJsonSchemaValidator } from './json-schema-validator.js'
 import { answerWithInstructions } from './instructions.js'
 import { CallGate } from './call-gate.js'
 import { MCP_SERVER_DEFAULTS } from './limits.js'
+import { IdleSignal } from './idle-signal.js'
 import { trackProgress } from './progress.js'
 import { RawArguments } from './raw-arguments.js'
 import { toCallToolResult } from './results.js'
@@ -139,6 +140,7 @@ export function createMcpServer(starting: McpKernel | Promise<McpKernel>, option
   let closed: Promise<void> | undefined
 
   let notifier!: ToolListNotifier
+  const idle = new IdleSignal(closing.signal, (error) => log(`dsh mcp: a tools/idle listener failed: ${describeError(error)}`))
   /** whether a `tools/list` was answered from the snapshot */
   let listedEarly = false
 
@@ -190,6 +192,7 @@ export function createMcpServer(starting: McpKernel | Promise<McpKernel>, option
       onError: (error) => log(`dsh mcp: could not send tools/list_changed: ${describeError(error)}`),
     })
     plug()
+    idle.up(k)
     // what the client was sent from the snapshot is what the kernel has, or the client is told to list again
     if (listedEarly && early && canonicalJson(tools().wireSchemas().map(toMcpTool)) !== canonicalJson(early.tools)) {
       server.sendToolListChanged().catch((error) => log(`dsh mcp: could not send tools/list_changed: ${describeError(error)}`))
@@ -208,13 +211,16 @@ export function createMcpServer(starting: McpKernel | Promise<McpKernel>, option
     if (!up && early) {
       listedEarly = true
       options.onEarlyAnswer?.()
+      idle.listedTools()
       return { tools: early.tools as Tool[] }
     }
     await ready
+    idle.listedTools()
     return { tools: tools().wireSchemas().map(toMcpTool) }
   })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    idle.callArrived()
     // Why nothing runs before: the plugins that decide (rules, hooks, guards, the sandbox) are applied only then
     if (!up) {
       options.onEarlyAnswer?.()

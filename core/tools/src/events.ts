@@ -18,6 +18,12 @@ declare module 'cordis' {
     'tools/result'(exec: Execution, result: ToolResult, facts: Readonly<Record<string, JsonValue>>): void
     /** the visible tool set changed */
     'tools/change'(): void
+    /**
+     * the host has listed the tools and waits for a first call (dsh mcp, its kernel up, before any
+     * call): a listener may load or compile ahead what a first call would otherwise wait for; it
+     * decides, allows and runs nothing. `idle()` turns false once a call arrives: check it between steps
+     */
+    'tools/idle'(idle: () => boolean): void
   }
 }
 

@@ -15,6 +15,7 @@ import { Registry, RESERVED_TOOL, type GuardEntry, type ToolEntry } from './regi
 import { projectSchema, type ToolSchema } from './tool-schema.js'
 import { ScopedRegistrations } from './owners.js'
 import { classify } from './scheduler.js'
+import { compileAhead } from './compile-ahead.js'
 import type { Concurrency, ExecuteInput, Guard, ParentToken, ToolDefinition, ToolResult, ToolScope, ToolsMode } from './types.js'
 
 declare module 'cordis' {
@@ -62,6 +63,7 @@ export class ToolService extends Service {
     // `ctx.tools` is read on every public call (`ctx.tools.execute`): skip cordis's costly service lookup;
     // the methods that never read `this.ctx` skip the trace's traps too (a plugin's per-call lookup)
     exposeService(ctx, 'tools', DIRECT_METHODS)
+    ctx.on('tools/idle', (idle) => compileAhead(this.registry, idle))
   }
 
   get mode(): ToolsMode {

@@ -12,6 +12,7 @@ import { execChecker, type ExecCheck } from './exec-check.js'
 import { isMode, type PermissionMode } from './modes.js'
 import { onFailureRerun } from './on-failure.js'
 import { loadShellParser, shellParserLoaded } from './shell.js'
+import { warmShellParser } from './shell-warm-up.js'
 import { sandboxRestriction, type SandboxRestriction } from './sandbox-feed.js'
 import { rootOf, RuleStore, type SettingsSource } from './store.js'
 
@@ -246,6 +247,13 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     return shellParserLoaded() ? answer() : loadShellParser().then(answer)
   })
   ctx.on('permissions/rules', () => loaded?.view())
+  // Why only with a tool read as Bash: a process that decides no Bash call never loads the grammar (shell.ts)
+  ctx.on('tools/idle', (idle) => {
+    const tools = ctx.get('tools') as { schemas(): readonly { name: string }[] } | undefined
+    void ready.then((engine) => {
+      if (tools?.schemas().some((tool) => engine.ruleTool(tool.name) === 'Bash')) warmShellParser(idle)
+    }, () => {})
+  })
 
   loaded = await ready
 }

@@ -9,6 +9,7 @@
  * completely is `unparseable`, never a partial answer.
  */
 import { createRequire } from 'node:module'
+import { setFlagsFromString } from 'node:v8'
 import type { Parser } from 'web-tree-sitter'
 import { readWriteAsInput } from './shell-read-write.js'
 import { collect, Unreadable, type SimpleCommand } from './shell-commands.js'
@@ -29,8 +30,18 @@ let parser: Parser | undefined
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     const { Language, Parser } = await import('web-tree-sitter')
-    await Parser.init()
-    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
+    // Why Liftoff only: after the first parses V8 recompiles the grammar's hot functions (its lexer
+    // and parse loop) with TurboFan on its background threads, ~0.5 s of CPU that the process's
+    // exit waits for (docs/measurements/2026-12-02-first-call.md); Liftoff's code reads a command in
+    // ~0.3 ms. Set while the grammar's two modules compile, then put back for any other WebAssembly
+    setFlagsFromString('--liftoff-only')
+    let language: import('web-tree-sitter').Language
+    try {
+      await Parser.init()
+      language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
+    } finally {
+      setFlagsFromString('--no-liftoff-only')
+    }
     const created = new Parser()
     created.setLanguage(language)
     parser = created
@@ -41,6 +52,11 @@ export function loadShellParser(): Promise<void> {
     loading = undefined
   })
   return loading.then(() => undefined)
+}
+
+/** Whether the grammar is loaded or being loaded (a load that failed is not). */
+export function shellParserRequested(): boolean {
+  return loading !== undefined
 }
 
 /** Whether `analyzeShell` can run now. */
