@@ -12,6 +12,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median, now, tempDir } from './lib.js'
 
+/** Calls `handle` with each newline-delimited JSON-RPC message a child writes to `stream`. */
+function onMessages(stream, handle) {
+  let buffered = ''
+  stream.on('data', (chunk) => {
+    buffered += chunk
+    const lines = buffered.split('\n')
+    buffered = lines.pop()
+    for (const line of lines) handle(JSON.parse(line), line)
+  })
+}
+
 // the package's bin, what `npx dsh` runs
 const DSH = fileURLToPath(new URL('../core/dsh/bin/dsh.cjs', import.meta.url))
 const FLOOR = fileURLToPath(new URL('./children/cli-floor.js', import.meta.url))
@@ -49,7 +60,6 @@ function mcpFirstList(cwd, modules = false, base = process.env, sigint = false) 
     const start = now()
     const env = modules ? { ...base, NODE_DEBUG: 'esm' } : base
     const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
-    let buffered = ''
     let stderr = ''
     let answered = false
     const loaded = new Set()
@@ -59,35 +69,29 @@ function mcpFirstList(cwd, modules = false, base = process.env, sigint = false) 
     })
     child.on('error', reject)
     child.on('exit', (code) => { if (!answered) reject(new Error(`dsh mcp exited ${code} before answering tools/list: ${stderr}`)) })
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk
-      const lines = buffered.split('\n')
-      buffered = lines.pop()
-      for (const line of lines) {
-        const message = JSON.parse(line)
-        if (message.id === 1) {
-          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n' + JSON.stringify(LIST) + '\n')
-        } else if (message.id === 2) {
-          const elapsed = now() - start
-          answered = true
-          if (!Array.isArray(message.result?.tools)) return reject(new Error(`tools/list answered ${line}`))
-          const result = { elapsed, tools: message.result.tools.length, modules: [...loaded] }
-          if (!sigint) {
-            // resolved once it exited: nothing it still writes (its start-up snapshot) outlives the sample
-            child.once('exit', () => resolve(result))
-            return child.stdin.end()
-          }
-          // DESIGN §16.1: gone within 100 ms of SIGINT, its session log closed
-          const interrupt = () => {
-            const stopped = now()
-            child.once('exit', () => resolve({ ...result, shutdown: now() - stopped }))
-            child.kill('SIGINT')
-          }
-          // answered from the start-up snapshot, the kernel may still be starting: its session opens once it is up
-          const opened = () => /dsh mcp: session /.test(stderr)
-          if (opened()) interrupt()
-          else child.stderr.on('data', function wait() { if (opened()) { child.stderr.off('data', wait); interrupt() } })
+    onMessages(child.stdout, (message, line) => {
+      if (message.id === 1) {
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n' + JSON.stringify(LIST) + '\n')
+      } else if (message.id === 2) {
+        const elapsed = now() - start
+        answered = true
+        if (!Array.isArray(message.result?.tools)) return reject(new Error(`tools/list answered ${line}`))
+        const result = { elapsed, tools: message.result.tools.length, modules: [...loaded] }
+        if (!sigint) {
+          // resolved once it exited: nothing it still writes (its start-up snapshot) outlives the sample
+          child.once('exit', () => resolve(result))
+          return child.stdin.end()
         }
+        // DESIGN §16.1: gone within 100 ms of SIGINT, its session log closed
+        const interrupt = () => {
+          const stopped = now()
+          child.once('exit', () => resolve({ ...result, shutdown: now() - stopped }))
+          child.kill('SIGINT')
+        }
+        // answered from the start-up snapshot, the kernel may still be starting: its session opens once it is up
+        const opened = () => /dsh mcp: session /.test(stderr)
+        if (opened()) interrupt()
+        else child.stderr.on('data', function wait() { if (opened()) { child.stderr.off('data', wait); interrupt() } })
       }
     })
     child.stdin.write(JSON.stringify(INIT) + '\n')
@@ -103,7 +107,6 @@ function mcpFirstCall(cwd, env, pause = 0) {
   return new Promise((resolve, reject) => {
     const start = now()
     const child = spawn(process.execPath, [DSH, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
-    let buffered = ''
     let stderr = ''
     let answered = false
     let list = 0
@@ -112,32 +115,26 @@ function mcpFirstCall(cwd, env, pause = 0) {
     child.on('error', reject)
     child.on('exit', (code) => { if (!answered) reject(new Error(`dsh mcp exited ${code} before answering the first call: ${stderr}`)) })
     const send = (message) => child.stdin.write(JSON.stringify(message) + '\n')
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk
-      const lines = buffered.split('\n')
-      buffered = lines.pop()
-      for (const line of lines) {
-        const message = JSON.parse(line)
-        if (message.id === 1) {
-          send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-          send(LIST)
-        } else if (message.id === 2) {
-          list = now() - start
-          if (!message.result?.tools?.some((tool) => tool.name === 'bash')) return reject(new Error(`tools/list has no bash tool: ${line.slice(0, 200)}`))
-          const call = () => {
-            sent = now()
-            send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo $((6*7))xyz' } } })
-          }
-          if (pause) setTimeout(call, pause)
-          else call()
-        } else if (message.id === 3) {
-          const at = now()
-          answered = true
-          const text = message.result?.content?.[0]?.text ?? ''
-          if (message.result?.isError || !text.startsWith('42xyz')) return reject(new Error(`the first bash call answered ${line.slice(0, 300)}`))
-          child.once('exit', () => resolve({ elapsed: at - start, call: at - sent, list }))
-          child.stdin.end()
+    onMessages(child.stdout, (message, line) => {
+      if (message.id === 1) {
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+        send(LIST)
+      } else if (message.id === 2) {
+        list = now() - start
+        if (!message.result?.tools?.some((tool) => tool.name === 'bash')) return reject(new Error(`tools/list has no bash tool: ${line.slice(0, 200)}`))
+        const call = () => {
+          sent = now()
+          send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo $((6*7))xyz' } } })
         }
+        if (pause) setTimeout(call, pause)
+        else call()
+      } else if (message.id === 3) {
+        const at = now()
+        answered = true
+        const text = message.result?.content?.[0]?.text ?? ''
+        if (message.result?.isError || !text.startsWith('42xyz')) return reject(new Error(`the first bash call answered ${line.slice(0, 300)}`))
+        child.once('exit', () => resolve({ elapsed: at - start, call: at - sent, list }))
+        child.stdin.end()
       }
     })
     send(INIT)

@@ -4,7 +4,8 @@
  * and decided by the host before it happens.
  *
  * The supervisor connects to the host's unix socket PATH before the command
- * exists and starts one thread. The command installs a second seccomp filter,
+ * exists and starts one thread. The command installs a second seccomp filter
+ * (exec-handoff.c),
  * with SECCOMP_FILTER_FLAG_NEW_LISTENER, that answers SECCOMP_RET_USER_NOTIF
  * for execve and execveat only, and hands the listener to that thread over
  * a socketpair (SCM_RIGHTS) before its own exec. For each notification the
@@ -41,16 +42,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -76,8 +74,6 @@
 #define FLAG_TRUNCATED 1u
 #define FLAG_UNRESOLVED 2u
 
-/* [0]: the supervisor's end, [1]: the command's, which sends the listener */
-static int handoff[2] = { -1, -1 };
 static int host = -1;
 static char *const *own_command;
 static const char **programs;
@@ -284,24 +280,6 @@ static void answers(int listener, char *in, size_t *have)
 	*have -= at;
 }
 
-static int receive_listener(void)
-{
-	char control[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control) };
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(handoff[0], &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	return fd;
-}
-
 static void *notify_thread(void *unused)
 {
 	static char buf[MAX_REQUEST], in[4096];
@@ -312,8 +290,7 @@ static void *notify_thread(void *unused)
 	int listener;
 
 	(void)unused;
-	listener = receive_listener();
-	close(handoff[0]);
+	listener = exec_handoff_receive();
 	if (listener < 0)
 		return NULL; /* the command failed before its exec; nothing to decide */
 	/*
@@ -366,8 +343,7 @@ void exec_notify_start(const struct options *o)
 	host = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (host < 0 || connect(host, (struct sockaddr *)&addr, sizeof(addr)))
 		fail("--exec-notify %s: cannot connect: %s", o->exec_notify, strerror(errno));
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, handoff))
-		fail("--exec-notify: socketpair: %s", strerror(errno));
+	exec_handoff_open();
 	own_command = o->command;
 	TIMING_REPORT_AT_EXIT();
 	programs = o->exec_programs;
@@ -377,52 +353,4 @@ void exec_notify_start(const struct options *o)
 	    pthread_create(&thread, &attr, notify_thread, NULL))
 		fail("--exec-notify: cannot start the notification thread");
 	pthread_attr_destroy(&attr);
-}
-
-/* In the supervisor, once the command is cloned: only the command keeps its end of the handoff. */
-void exec_notify_cloned(void)
-{
-	close(handoff[1]);
-}
-
-/*
- * In the command, after the main filter and before its exec: the exec
- * filter, its listener sent to the supervisor's thread.
- */
-void exec_notify_install(void)
-{
-	struct sock_filter insn[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 2, 0),
-		/* a root that moves: exec-read.c stops taking the command's for every exec's */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_chroot, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pivot_root, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(insn) / sizeof(insn[0]), insn };
-	char control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { "x", 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control) };
-	struct cmsghdr *c;
-	int listener;
-
-	close(handoff[0]);
-	/* Why: the supervisor reads our memory through /proc; a user namespace's setup made us non-dumpable */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
-		fail("--exec-notify: PR_SET_DUMPABLE: %s", strerror(errno));
-	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (listener < 0)
-		fail("--exec-notify: cannot install the exec filter: %s", strerror(errno));
-	memset(control, 0, sizeof(control));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &listener, sizeof(int));
-	if (sendmsg(handoff[1], &msg, MSG_NOSIGNAL) != 1)
-		fail("--exec-notify: cannot hand the listener to the supervisor: %s", strerror(errno));
-	close(listener);
-	close(handoff[1]);
 }

@@ -210,6 +210,8 @@ void install_filter(int net);
 void exec_notify_start(const struct options *o);
 void exec_notify_cloned(void);
 void exec_notify_install(void);
+void exec_handoff_open(void);
+int exec_handoff_receive(void);
 int exec_notify_works(void);
 /* exec-read.c: reading the process an exec notification stopped */
 long exec_read_pointers(pid_t pid, unsigned long addr, unsigned long *out, size_t max);

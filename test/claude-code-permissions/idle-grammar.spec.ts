@@ -7,21 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as permissions from '@dsh/claude-code-permissions'
 import { shellParserLoaded, shellParserRequested } from '@dsh/claude-code-permissions'
 import { createTestKernel, testTool, type TestKernel } from 'dsh/testing'
-import { permissionsKernel, type PermissionsKernel } from './kernel.js'
+import { permissionsKernel, until, type PermissionsKernel } from './kernel.js'
 
 let k: TestKernel | PermissionsKernel | undefined
 afterEach(async () => {
   await k?.cleanup()
   k = undefined
 })
-
-async function until(check: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 /** the listener has decided: its engine is loaded (the plugin applied) and it runs on the emit's microtasks */
 const settle = () => new Promise((resolve) => setImmediate(resolve))

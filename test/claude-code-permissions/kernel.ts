@@ -84,3 +84,12 @@ export function plugApprover(ctx: Context, answer: 'approved' | 'denied'): Appro
 export function settings(permissions: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ ...extra, permissions })
 }
+
+/** Waits for `check` to hold, polling every 10 ms; throws after `ms`. */
+export async function until(check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}

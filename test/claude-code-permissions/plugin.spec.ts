@@ -4,21 +4,13 @@
  * and bad input refused by name.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { permissionsKernel, settings, type PermissionsKernel } from './kernel.js'
+import { permissionsKernel, settings, until, type PermissionsKernel } from './kernel.js'
 
 let k: PermissionsKernel | undefined
 afterEach(async () => {
   await k?.cleanup()
   k = undefined
 })
-
-async function until(check: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 describe('decisions in the pipeline', () => {
   it('a deny rule denies before the body, an allow runs it, a mode ask goes to approval', async () => {
