@@ -79,7 +79,8 @@ describe('dsh mcp: flow control', () => {
     // 1.8 MB result), ~200 MB live, and V8 lets garbage of that size pile up to about twice that
     // before a full collection: 370-500 MB measured. When the window kept 10,000 events whatever
     // their size, it alone held the 300 results (~540 MB): 913-949 MB.
-    const { ws: workspace, conn, client } = await start({ plugins: { 'workspace-tools': {} } })
+    // the whole file in each answer: read's own budget (maxReadOutputBytes) raised past its size
+    const { ws: workspace, conn, client } = await start({ plugins: { 'workspace-tools': { maxReadOutputBytes: 2_000_000 } } })
     const file = bigFile(workspace.dir)
     const pid = conn.transport.pid!
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024

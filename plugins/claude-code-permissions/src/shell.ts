@@ -40,7 +40,11 @@ export function loadShellParser(): Promise<void> {
       await Parser.init()
       language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
     } finally {
+      // Why the other two: --liftoff-only turns them off as well, and V8's flag hash (checked by every
+      // code cache, the CLI bundle's among them) must be the process's default again
       setFlagsFromString('--no-liftoff-only')
+      setFlagsFromString('--wasm-tier-up')
+      setFlagsFromString('--wasm-dynamic-tiering')
     }
     const created = new Parser()
     created.setLanguage(language)
