@@ -41,4 +41,19 @@ describe('the grammar load and V8 flags', () => {
     `], { encoding: 'utf8', timeout: 60_000 })
     expect(take.stdout, take.stderr).toBe('accepted')
   })
+
+  it('no function of the grammar is ever compiled with TurboFan: not the ones the first parses run, not the ones first run later', () => {
+    // V8 prints one line per compiled WebAssembly function, naming the tier; the exit waits for
+    // background jobs, so a tier-up the parses triggered has printed by the time the child ends
+    const run = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', `
+      const { loadShellParser, analyzeShell } = await import(${JSON.stringify(entry)})
+      await loadShellParser()
+      const shapes = ['echo hi', 'cd src && ls -la "$HOME" | grep -v x > out.txt', 'for f in *.c; do gcc -c "$f" || exit 1; done', 'case $x in a) echo a;; esac', '[[ -f x ]] && (cd y; make)', 'cat <<<"$(date)"', 'while read l; do echo "$l"; done < f', 'a=$((1+2)) b=\${c:-d} env -i e=f sh -c "g; h"']
+      for (let i = 0; i < 300; i++) for (const s of shapes) if (analyzeShell(s + '; echo ' + i).kind !== 'commands') throw new Error('did not parse: ' + s)
+    `], { encoding: 'utf8', timeout: 60_000 })
+    expect(run.status, run.stderr).toBe(0)
+    const compiled = `${run.stdout}${run.stderr}`.split('\n').filter((line) => /^Compiled function/.test(line))
+    expect(compiled.length).toBeGreaterThan(100)
+    expect(compiled.filter((line) => /turbofan/i.test(line))).toEqual([])
+  })
 })

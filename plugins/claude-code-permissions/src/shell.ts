@@ -30,19 +30,22 @@ let parser: Parser | undefined
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     const { Language, Parser } = await import('web-tree-sitter')
-    // Why Liftoff only: after the first parses V8 recompiles the grammar's hot functions (its lexer
-    // and parse loop) with TurboFan on its background threads, ~0.5 s of CPU that the process's
-    // exit waits for (docs/measurements/2026-12-02-first-call.md); Liftoff's code reads a command in
-    // ~0.3 ms. Set while the grammar's two modules compile, then put back for any other WebAssembly
+    // Why Liftoff only, and every function at once: after the first parses V8 recompiles the
+    // grammar's hot functions with TurboFan on its background threads, ~0.5 s of CPU that the
+    // process's exit waits for (docs/measurements/2026-12-02-first-call.md); a function compiled
+    // lazily, after the flags are put back, would still tier up. Set while the grammar's two modules
+    // compile, then put back for any other WebAssembly
     setFlagsFromString('--liftoff-only')
+    setFlagsFromString('--no-wasm-lazy-compilation')
     let language: import('web-tree-sitter').Language
     try {
       await Parser.init()
       language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'))
     } finally {
-      // Why the other two: --liftoff-only turns them off as well, and V8's flag hash (checked by every
+      // Why the tiering two: --liftoff-only turns them off as well, and V8's flag hash (checked by every
       // code cache, the CLI bundle's among them) must be the process's default again
       setFlagsFromString('--no-liftoff-only')
+      setFlagsFromString('--wasm-lazy-compilation')
       setFlagsFromString('--wasm-tier-up')
       setFlagsFromString('--wasm-dynamic-tiering')
     }
