@@ -9,7 +9,12 @@
 // stopped). Each figure is the median, over rounds run back to back, of a call running a loop of EXECS execs
 // of /bin/true less a call running `true` alone (the per-call cost, in the note), checked minus
 // unchecked, per exec.
+// permissions.exec_notify_floor_us: the mechanism alone, in C (children/exec-notify-floor.c): fork +
+// exec + wait of /bin/true under a filter whose listener answers CONTINUE at once with the sync
+// wake-up, over the same loop unfiltered — what no launcher or host can go below.
+import { execFileSync } from 'node:child_process'
 import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createKernel } from 'dsh'
@@ -44,7 +49,32 @@ export async function run() {
   if (process.platform !== 'linux') return []
   // the chain's backend, and plain Landlock, whose launcher supervises with or without exec rules
   // (under bwrap a call with exec rules also keeps the supervisor it otherwise does without)
-  return [...await measure(undefined, ''), ...await measure(['landlock'], '.landlock')]
+  return [...await measure(undefined, ''), ...await measure(['landlock'], '.landlock'), floor()]
+}
+
+const FLOOR_SOURCE = fileURLToPath(new URL('./children/exec-notify-floor.c', import.meta.url))
+const FLOOR_ROUNDS = 7
+
+function floor() {
+  const name = 'permissions.exec_notify_floor_us'
+  const tmp = tempDir('dsh-bench-floor-')
+  try {
+    const program = join(tmp.dir, 'exec-notify-floor')
+    try {
+      execFileSync('cc', ['-O2', '-pthread', '-o', program, FLOOR_SOURCE], { stdio: ['ignore', 'ignore', 'pipe'] })
+    } catch (error) {
+      return { name, value: NaN, unit: 'µs', note: `not measured: cc could not build ${FLOOR_SOURCE}: ${String(error.stderr ?? error.message).trim().split('\n')[0]}` }
+    }
+    const rounds = execFileSync(program, [String(FLOOR_ROUNDS), String(EXECS * 4)], { encoding: 'utf8' }).trim().split('\n').map((line) => JSON.parse(line))
+    const added = (key) => median(rounds.map((round) => round[key] - round.bare))
+    return {
+      name, value: added('synced'), unit: 'µs',
+      baseline: { name: 'fork + exec + wait of /bin/true, no filter', value: median(rounds.map((round) => round.bare)), unit: 'µs' },
+      note: `C, ${EXECS * 4} execs a round, medians of ${FLOOR_ROUNDS} paired rounds; without the sync wake-up +${added('stopped').toFixed(1)} µs; load ${loadavg()[0].toFixed(1)}`,
+    }
+  } finally {
+    tmp.remove?.()
+  }
 }
 
 async function measure(backends, suffix) {

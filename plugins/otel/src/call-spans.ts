@@ -22,6 +22,8 @@ export interface OpenCall {
   askedAt?: number
   /** recorded attributes that were cut to `maxAttributeBytes` */
   truncated?: string[]
+  /** the session's `lastDurableSeq` when the span opened: unmoved at the end, no approval was logged since */
+  durableSeq?: number
 }
 
 /** A call whose span the SDK sampled out. */
@@ -72,7 +74,7 @@ export class CallSpans {
         return undefined
       }
     }
-    const call: OpenCall = { span }
+    const call: OpenCall = { span, durableSeq: exec.session.lastDurableSeq }
     // any recording call may parent sub-calls (a run_code program's, or a body's ToolCall.execute)
     if (exec.parent || exec.name !== 'run_code') this.runsOf(exec.session).set(exec.callId, span)
     if (this.config.recordArguments) this.setCut(call, A.GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify(exec.arguments))
@@ -96,8 +98,10 @@ export class CallSpans {
     runs.get(exec.session)?.delete(exec.callId)
     if (!call || call === NOT_RECORDING) return
     const span = call.span
-    // gate 1 asked: read (or infer) the approval; else only a guard's ask could have asked, and then the log says so
-    const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result) : mayHaveAsked(call.gate, result) ? loggedApproval(exec.session, exec.callId) : undefined
+    // gate 1 asked: read (or infer) the approval; else only a guard's ask could have asked, and then
+    // the log says so — read only when a durable event (approvals are) was logged since the span opened
+    const approval = asked(call.gate, result) ? approvalFacts(exec.session, exec.callId, result)
+      : mayHaveAsked(call.gate, result) && exec.session.lastDurableSeq !== call.durableSeq ? loggedApproval(exec.session, exec.callId) : undefined
     const verdict = verdictOf(call.gate, approval, result)
     if (verdict) {
       span.setAttributes({ [A.DSH_DECISION]: verdict.decision, [A.DSH_DECISION_BY]: verdict.by })
