@@ -68,7 +68,7 @@ export async function importPlugin(spec: string, baseDir: string, fresh = false)
       mod = await import(fresh ? freshUrl(resolved!.url) : resolved!.url)
     }
   } catch (error) {
-    const located = resolved && !problem ? locate(error, resolved.url, baseDir) : undefined
+    const located = resolved && !problem ? await locate(error, resolved.url, baseDir) : undefined
     const why = located ? formatLocated(located, describeError(error)) : whyNotLoadable(spec, baseDir, BUNDLED, problem ?? error)
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} cannot be loaded: ${why}`, { cause: error, details: { plugin: spec } })
   }
@@ -80,12 +80,12 @@ export async function importPlugin(spec: string, baseDir: string, fresh = false)
 }
 
 /** Where in the plugin's own files (entry first) an import failed, if in one of them. */
-function locate(error: unknown, url: string, baseDir: string) {
+async function locate(error: unknown, url: string, baseDir: string) {
   if (!url.startsWith('file:')) return undefined
   try {
     const entry = fileURLToPath(url)
     const files = [entry, ...codeTree(entry, baseDir).files.filter((file) => file !== entry)]
-    return loadLocation(error, files)
+    return await loadLocation(error, files)
   } catch {
     // Why: placing the error is a help; failing to is no reason to hide the error itself
     return undefined
@@ -124,12 +124,12 @@ export function requiredServices(inject: unknown): string[] {
  * After plugging: a plugin that failed or waits for a missing service is an error; `files` (a path
  * plugin's code, its entry first) place a throwing `apply` in them.
  */
-export function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope, files?: readonly string[]): void {
+export async function checkStarted(spec: string, plugin: PluginModule, fork: ForkScope, files?: readonly string[]): Promise<void> {
   const scope = fork as any
   // cordis 3.18 records a throwing (or rejecting) apply on the runtime, not the fork
   const error = scope.error ?? scope.runtime?.error
   if (error || scope.hasError || scope.runtime?.hasError) {
-    const located = files ? loadLocation(error, files) : undefined
+    const located = files ? await loadLocation(error, files) : undefined
     const why = located ? formatLocated(located, describeError(error)) : describeError(error)
     throw new KernelError('PLUGIN_FAILED', `plugin ${spec} failed to start: ${why}`, { cause: error, details: { plugin: spec } })
   }

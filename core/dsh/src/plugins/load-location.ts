@@ -1,7 +1,6 @@
 /** Where a plugin's code failed to load (file, line, caret), since a SyntaxError from import() names no place on Node 20 (decisions/2026-12-02-load-error-location.md). */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { parse } from 'acorn'
 import { CODE_PARAM } from '../reload/code/hooks.js'
 
 const JS = /\.(?:[cm]?js|jsx)$/
@@ -30,11 +29,13 @@ function read(file: string): string | undefined {
 }
 
 /** The place acorn finds a syntax error in `file`, if it finds one (1-based line and column). */
-export function syntaxErrorIn(file: string): LoadLocation | undefined {
+export async function syntaxErrorIn(file: string): Promise<LoadLocation | undefined> {
   if (!JS.test(file)) return undefined
   const text = read(file)
   if (text === undefined) return undefined
   const script = file.endsWith('.cjs')
+  // Why here: acorn (~3 MB of RSS) is needed only once a plugin fails with a SyntaxError
+  const { parse } = await import('acorn')
   try {
     parse(text, {
       ecmaVersion: 'latest',
@@ -78,11 +79,11 @@ function frameIn(stack: string, files: ReadonlySet<string>): LoadLocation | unde
  * Where `error`, raised by importing a plugin whose code is `files` (its entry first), happened;
  * undefined when no file of the plugin is to blame (a missing package, a missing service).
  */
-export function loadLocation(error: unknown, files: readonly string[]): LoadLocation | undefined {
+export async function loadLocation(error: unknown, files: readonly string[]): Promise<LoadLocation | undefined> {
   if (!(error instanceof Error) || !files.length) return undefined
   if (error.name === 'SyntaxError') {
     for (const file of files) {
-      const found = syntaxErrorIn(file)
+      const found = await syntaxErrorIn(file)
       if (found) return found
     }
     return undefined

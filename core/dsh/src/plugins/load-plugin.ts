@@ -28,7 +28,7 @@ export async function loadPlugin(ctx: Context, plugin: Pluggable, config?: unkno
   const fork = ctx.plugin(plugin as any, checked)
   await ctx.lifecycle.flush()
   try {
-    checkStarted(label, module, fork)
+    await checkStarted(label, module, fork)
   } catch (error) {
     // a plugin that is not active must not stay plugged, half registered or waiting to start later
     fork.dispose()

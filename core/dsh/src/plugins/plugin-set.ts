@@ -104,7 +104,7 @@ export class PluginSet {
       await this.ctx.lifecycle.flush()
       for (const spec of started) {
         const entry = this.loaded.get(spec)!
-        checkStarted(spec, entry.plugin, entry.fork!, entry.code && [entry.code.entry, ...entry.code.tree.files.filter((file) => file !== entry.code!.entry)])
+        await checkStarted(spec, entry.plugin, entry.fork!, entry.code && [entry.code.entry, ...entry.code.tree.files.filter((file) => file !== entry.code!.entry)])
       }
     } catch (error) {
       // put the old set back: new forks out, replaced ones in with their old configs

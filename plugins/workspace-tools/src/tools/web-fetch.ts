@@ -4,8 +4,12 @@ import { KernelError } from '@dsh/kernel'
 import type { ToolCall, ToolDefinition } from '@dsh/tools'
 import type { Config } from '../config.js'
 import { decodeText, kindOf, mediaType, sniff } from '../web/content.js'
-import { fetchUrl, type FetchOutcome } from '../web/fetch.js'
+import type { FetchOutcome } from '../web/fetch.js'
 import type { MarkdownConverter } from '../web/markdown.js'
+
+// Why at the first fetch: node:http, node:https and node:zlib cost a kernel that never fetches ~4 MB of RSS
+let fetcher: Promise<typeof import('../web/fetch.js')> | undefined
+const loadFetcher = () => (fetcher ??= import('../web/fetch.js'))
 
 interface Args {
   url: string
@@ -78,6 +82,7 @@ export function webFetchTool(ctx: Context, config: Config, converter: MarkdownCo
       const gate = (host: string, port: number) => sandbox.checkConnection(host, port, { session: call.session, callId: call.callId })
       const time = deadline(call, config.webFetchTimeoutMs)
       try {
+        const { fetchUrl } = await loadFetcher()
         const outcome = await fetchUrl(start, gate, limits, time.signal)
         if (outcome.kind !== 'response') {
           call.record({ fetch: { url: start.href, refused: outcome.url.href, redirects: outcome.redirects } })
