@@ -65,7 +65,7 @@ function floor() {
     } catch (error) {
       return { name, value: NaN, unit: 'µs', note: `not measured: cc could not build ${FLOOR_SOURCE}: ${String(error.stderr ?? error.message).trim().split('\n')[0]}` }
     }
-    const rounds = execFileSync(program, [String(FLOOR_ROUNDS), String(EXECS * 4)], { encoding: 'utf8' }).trim().split('\n').map((line) => JSON.parse(line))
+    const rounds = execFileSync(program, [String(FLOOR_ROUNDS), String(EXECS * 4)], { encoding: 'utf8', timeout: 120_000 }).trim().split('\n').map((line) => JSON.parse(line))
     const added = (key) => median(rounds.map((round) => round[key] - round.bare))
     return {
       name, value: added('synced'), unit: 'µs',
