@@ -12,6 +12,8 @@
 // permissions.exec_notify_floor_us: the mechanism alone, in C (children/exec-notify-floor.c): fork +
 // exec + wait of /bin/true under a filter whose listener answers CONTINUE at once with the sync
 // wake-up, over the same loop unfiltered — what no launcher or host can go below.
+// permissions.exec_notify_floor_us.shell: the same, the loop run by /bin/sh as exec_check_us's is (a
+// shell's child is a larger process to stop and wake than a small C program's).
 import { execFileSync } from 'node:child_process'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -49,7 +51,7 @@ export async function run() {
   if (process.platform !== 'linux') return []
   // the chain's backend, and plain Landlock, whose launcher supervises with or without exec rules
   // (under bwrap a call with exec rules also keeps the supervisor it otherwise does without)
-  return [...await measure(undefined, ''), ...await measure(['landlock'], '.landlock'), floor()]
+  return [...await measure(undefined, ''), ...await measure(['landlock'], '.landlock'), ...floor()]
 }
 
 const FLOOR_SOURCE = fileURLToPath(new URL('./children/exec-notify-floor.c', import.meta.url))
@@ -63,15 +65,22 @@ function floor() {
     try {
       execFileSync('cc', ['-O2', '-pthread', '-o', program, FLOOR_SOURCE], { stdio: ['ignore', 'ignore', 'pipe'] })
     } catch (error) {
-      return { name, value: NaN, unit: 'µs', note: `not measured: cc could not build ${FLOOR_SOURCE}: ${String(error.stderr ?? error.message).trim().split('\n')[0]}` }
+      return [{ name, value: NaN, unit: 'µs', note: `not measured: cc could not build ${FLOOR_SOURCE}: ${String(error.stderr ?? error.message).trim().split('\n')[0]}` }]
     }
     const rounds = execFileSync(program, [String(FLOOR_ROUNDS), String(EXECS * 4)], { encoding: 'utf8', timeout: 120_000 }).trim().split('\n').map((line) => JSON.parse(line))
-    const added = (key) => median(rounds.map((round) => round[key] - round.bare))
-    return {
-      name, value: added('synced'), unit: 'µs',
-      baseline: { name: 'fork + exec + wait of /bin/true, no filter', value: median(rounds.map((round) => round.bare)), unit: 'µs' },
-      note: `C, ${EXECS * 4} execs a round, medians of ${FLOOR_ROUNDS} paired rounds; without the sync wake-up +${added('stopped').toFixed(1)} µs; load ${loadavg()[0].toFixed(1)}`,
-    }
+    const added = (key, bare = 'bare') => median(rounds.map((round) => round[key] - round[bare]))
+    return [
+      {
+        name, value: added('synced'), unit: 'µs',
+        baseline: { name: 'fork + exec + wait of /bin/true, no filter', value: median(rounds.map((round) => round.bare)), unit: 'µs' },
+        note: `C, ${EXECS * 4} execs a round, medians of ${FLOOR_ROUNDS} paired rounds; without the sync wake-up +${added('stopped').toFixed(1)} µs; load ${loadavg()[0].toFixed(1)}`,
+      },
+      {
+        name: `${name}.shell`, value: added('shellSynced', 'shellBare'), unit: 'µs',
+        baseline: { name: '/bin/sh looping over /bin/true, no filter', value: median(rounds.map((round) => round.shellBare)), unit: 'µs' },
+        note: 'the same listener (the sync wake-up), the execs made by a shell loop as in exec_check_us',
+      },
+    ]
   } finally {
     tmp.remove?.()
   }

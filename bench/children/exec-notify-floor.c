@@ -2,7 +2,9 @@
  * The floor under permissions.exec_check_us: fork + execve(/bin/true) + wait, N times, with no
  * seccomp filter, and under a filter that stops every execve for a listener (a thread of another
  * process, as the launcher's supervisor is) that answers CONTINUE at once, without and with
- * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP. Prints one JSON line per round: µs per exec of each.
+ * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP; and the same pair (no filter, the sync wake-up) in the shape
+ * permissions.exec_check_us is measured in: /bin/sh running a loop of execs of /bin/true. Prints one
+ * JSON line per round: µs per exec of each.
  * Built and run by bench/permissions-exec.js (cc -O2 -pthread).
  */
 #define _GNU_SOURCE
@@ -29,6 +31,7 @@
 #endif
 
 static int execs = 2000;
+static int shell; /* the loop run by /bin/sh instead of here */
 
 static void die(const char *what) {
   perror(what);
@@ -41,11 +44,25 @@ static double now_us(void) {
   return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-/* µs per fork + exec + wait, in the calling process */
+/* µs per fork + exec + wait of /bin/true: by the calling process, or by a shell it starts */
 static double loop(void) {
   char *argv[] = { "/bin/true", NULL };
   char *envp[] = { NULL };
   double start = now_us();
+  if (shell) {
+    char script[160];
+    snprintf(script, sizeof script, "i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done", execs);
+    char *sh[] = { "/bin/sh", "-c", script, NULL };
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid == 0) {
+      execve(sh[0], sh, envp);
+      _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) die("the shell's loop");
+    return (now_us() - start) / execs;
+  }
   for (int i = 0; i < execs; i++) {
     pid_t pid = fork();
     if (pid < 0) die("fork");
@@ -159,8 +176,11 @@ int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 5;
   if (argc > 2) execs = atoi(argv[2]);
   for (int r = 0; r < rounds; r++) {
+    shell = 0;
     double bare = in_child(0), stopped = in_child(1), synced = in_child(2);
-    printf("{\"bare\":%.2f,\"stopped\":%.2f,\"synced\":%.2f}\n", bare, stopped, synced);
+    shell = 1;
+    double shell_bare = in_child(0), shell_synced = in_child(2);
+    printf("{\"bare\":%.2f,\"stopped\":%.2f,\"synced\":%.2f,\"shellBare\":%.2f,\"shellSynced\":%.2f}\n", bare, stopped, synced, shell_bare, shell_synced);
     fflush(stdout);
   }
   return 0;
