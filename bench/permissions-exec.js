@@ -1,14 +1,16 @@
 // permissions.exec_check_us: what one exec inside a confined bash call costs when the call's Bash
 // rules are checked at every exec (the kernel stops it, the launcher reads its argv and real path,
 // dsh decides it with the rule matcher and answers) over the same exec unchecked.
+// permissions.exec_check_us.prefiltered: the same for an exec of a program a rule names whose argv
+// holds no piece of the rule (`git status` under `deny Bash(git push:*)`): the launcher lets it go on.
 // permissions.exec_check_us.passed: the same for an exec of a program no rule names, which the
 // launcher lets go on by itself (stopped and read, no round trip to dsh): the common case.
-// Three kernels on the local chain's backend, the same workspace-tools bash and claude-code-permissions:
-// `deny: Bash(true --never:*)` (every exec of true is asked of dsh and allowed), `deny: Bash(rm:*)`
-// (true is not named: passed by the launcher), and a rule that cannot refuse an exec (nothing is
-// stopped). Each figure is the median, over rounds run back to back, of a call running a loop of EXECS execs
-// of /bin/true less a call running `true` alone (the per-call cost, in the note), checked minus
-// unchecked, per exec.
+// Four kernels on the local chain's backend, the same workspace-tools bash and claude-code-permissions,
+// each running `/bin/true --neverx` in a loop: `deny: Bash(true --never:*)` (the argument holds
+// `--never`: asked of dsh and allowed), `deny: Bash(true --other:*)` (prefiltered), `deny: Bash(rm:*)`
+// (true is not named: passed), and a rule that cannot refuse an exec (nothing is stopped). Each
+// figure is the median, over rounds run back to back, of a call running a loop of EXECS execs less
+// a call running `true` alone (the per-call cost, in the note), checked minus unchecked, per exec.
 // permissions.exec_notify_floor_us: the mechanism alone, in C (children/exec-notify-floor.c): fork +
 // exec + wait of /bin/true under a filter whose listener answers CONTINUE at once with the sync
 // wake-up, over the same loop unfiltered — what no launcher or host can go below.
@@ -26,7 +28,8 @@ import { median, now, perIteration, tempDir } from './lib.js'
 const EXECS = 500
 const SAMPLES = 15
 const WARMUP = 3
-const LOOP = `i=0; while [ $i -lt ${EXECS} ]; do /bin/true; i=$((i+1)); done`
+// Why an argument: `--neverx` holds the rule's `--never`, so the launcher cannot rule the exec out and dsh decides it
+const LOOP = `i=0; while [ $i -lt ${EXECS} ]; do /bin/true --neverx; i=$((i+1)); done`
 
 async function kernelWith(workspace, name, permissions, backends) {
   const kernel = await createKernel({
@@ -90,6 +93,7 @@ async function measure(backends, suffix) {
   const tmp = tempDir('dsh-bench-exec-')
   const workspace = realpathSync(tmp.dir)
   const checked = await kernelWith(workspace, 'checked', { deny: ['Bash(true --never:*)'] }, backends)
+  const prefiltered = await kernelWith(workspace, 'prefiltered', { deny: ['Bash(true --other:*)'] }, backends)
   const passed = await kernelWith(workspace, 'passed', { deny: ['Bash(rm:*)'] }, backends)
   const unchecked = await kernelWith(workspace, 'unchecked', { deny: ['Read(./nothing-here)'] }, backends)
   try {
@@ -97,9 +101,9 @@ async function measure(backends, suffix) {
     const facts = checked.session.events().find((e) => e.type === 'tool/result')?.data?.sandbox
     if (facts?.unenforced?.includes('exec-rules')) return [{ name: `permissions.exec_check_us${suffix}`, value: NaN, unit: 'µs', note: `the ${facts.backend} backend cannot stop execs here (exec-rules unenforced)` }]
     void first
-    const kernels = { checked, passed, unchecked }
-    const loops = { checked: [], passed: [], unchecked: [] }
-    const calls = { checked: [], passed: [], unchecked: [] }
+    const kernels = { checked, prefiltered, passed, unchecked }
+    const loops = { checked: [], prefiltered: [], passed: [], unchecked: [] }
+    const calls = { checked: [], prefiltered: [], passed: [], unchecked: [] }
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       // in turns, so a stretch of load on this shared machine falls on all alike
       for (const name of Object.keys(kernels)) {
@@ -118,14 +122,16 @@ async function measure(backends, suffix) {
     await loadShellParser()
     const set = compileRuleSet([{ source: INLINE, root: workspace, permissions: { deny: ['Bash(true --never:*)'] } }], { workspace, home: workspace, extraTools: new Set() })
     const env = { set, mode: 'default', workspace, directories: [workspace] }
-    const decideUs = (await perIteration(() => decideExec({ path: '/bin/true', realPath: '/usr/bin/true', argv: ['/bin/true'], truncated: false }, set, env), { batch: 2000, samples: 9 })) * 1000
+    const decideUs = (await perIteration(() => decideExec({ path: '/bin/true', realPath: '/usr/bin/true', argv: ['/bin/true', '--neverx'], truncated: false }, set, env), { batch: 2000, samples: 9 })) * 1000
     const note = `${facts?.backend}; ${EXECS} execs a call, medians of ${SAMPLES}; the matcher alone ${decideUs.toFixed(1)} µs an exec; a call running true alone: checked ${median(calls.checked).toFixed(2)} ms, unchecked ${median(calls.unchecked).toFixed(2)} ms; load ${loadavg()[0].toFixed(1)}`
     return [
       { name: `permissions.exec_check_us${suffix}`, value: added('checked') * 1000, unit: 'µs', target: '<= 50', baseline, note },
+      { name: `permissions.exec_check_us${suffix}.prefiltered`, value: added('prefiltered') * 1000, unit: 'µs', baseline, note: 'an exec of a program a rule names whose argv holds no piece the rule needs (deny Bash(true --other:*)): stopped, read and let go on by the launcher' },
       { name: `permissions.exec_check_us${suffix}.passed`, value: added('passed') * 1000, unit: 'µs', baseline, note: 'an exec no rule names: stopped, read and let go on by the launcher' },
     ]
   } finally {
     await checked.kernel.dispose()
+    await prefiltered.kernel.dispose()
     await passed.kernel.dispose()
     await unchecked.kernel.dispose()
     tmp.remove?.()

@@ -93,6 +93,10 @@ static void usage(FILE *out)
 	      "  --exec-program NAME  (with --exec-notify) ask the host only about execs\n"
 	      "                whose argv[0], path or real path is NAME or has base name\n"
 	      "                NAME; the others go on unasked (default: ask about every exec)\n"
+	      "  --exec-match 'NAME ITEM...'  (with --exec-program NAME) ask about an\n"
+	      "                exec of NAME only when its strings (argv, path, real path,\n"
+	      "                #! line) hold every ITEM of one such list: sPIECE inside\n"
+	      "                one of them, fLETTER in a cluster of short flags (-xyz)\n"
 	      "  --probe       print what this kernel enforces as one JSON line\n"
 	      "\n"
 	      "Always: no capabilities, no_new_privs, and a seccomp filter refusing\n"
@@ -127,7 +131,8 @@ void parse_args(int argc, char **argv, struct options *o)
 	o->mounts = calloc((size_t)argc, sizeof(*o->mounts));
 	o->inodes = calloc((size_t)argc, sizeof(*o->inodes));
 	o->exec_programs = calloc((size_t)argc, sizeof(*o->exec_programs));
-	if (!o->ro || !o->rw || !o->env || !o->mounts || !o->inodes || !o->exec_programs)
+	o->exec_matches = calloc((size_t)argc, sizeof(*o->exec_matches));
+	if (!o->ro || !o->rw || !o->env || !o->mounts || !o->inodes || !o->exec_programs || !o->exec_matches)
 		fail("out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -179,6 +184,10 @@ void parse_args(int argc, char **argv, struct options *o)
 			if (!argv[i + 1] || !argv[i + 1][0])
 				fail("--exec-program wants a program name");
 			o->exec_programs[o->n_exec_programs++] = argv[++i];
+		} else if (!strcmp(a, "--exec-match")) {
+			if (!argv[i + 1] || exec_match_check(argv[i + 1]))
+				fail("--exec-match wants 'NAME ITEM...' (ITEM sPIECE or fLETTER), got '%s'", argv[i + 1] ? argv[i + 1] : "");
+			o->exec_matches[o->n_exec_matches++] = argv[++i];
 		} else if (!strcmp(a, "--inode")) {
 			const char *path = argv[++i];
 
@@ -247,6 +256,8 @@ void parse_args(int argc, char **argv, struct options *o)
 	/* Why: the supervisor is what answers each exec */
 	if (o->n_exec_programs && !o->exec_notify)
 		fail("--exec-program needs --exec-notify");
+	if (o->n_exec_matches && !o->n_exec_programs)
+		fail("--exec-match needs --exec-program");
 	if (o->exec_notify && o->no_supervisor)
 		fail("--exec-notify needs the supervisor (it excludes --no-supervisor)");
 	if (o->mounts_in_place && !o->no_supervisor)

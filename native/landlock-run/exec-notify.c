@@ -19,7 +19,9 @@
  *
  * With --exec-program NAME..., only an exec one of whose names (argv[0], the
  * path given, the real path, a script's interpreter; each as it is or by its base name) is listed is
- * sent to the host; the others continue here, with no round trip.
+ * sent to the host; the others continue here, with no round trip. With
+ * --exec-match, an exec of a listed program whose strings cannot meet any of
+ * the host's rules about it continues here too (exec-match.c).
  *
  * Fail closed: a notification the thread cannot read, or that comes after the
  * host's socket is gone, fails with EACCES. An exec whose argv is exactly
@@ -76,19 +78,46 @@
 
 static int host = -1;
 static char *const *own_command;
+/* an exec's strings, for exec-match.c: path, real path, #! line, argv */
+static const char *hay[MAX_ARGS + 3];
 static const char **programs;
 static int n_programs;
 
-/* Whether the host asked to see execs of this word (as it is, or by its base name). */
-static int listed(const char *word)
+static int listed(const char *name)
 {
-	const char *base = strrchr(word, '/');
 	int i;
 
 	for (i = 0; i < n_programs; i++)
-		if (!strcmp(word, programs[i]) || (base && !strcmp(base + 1, programs[i])))
+		if (!strcmp(name, programs[i]))
 			return 1;
 	return 0;
+}
+
+/*
+ * Whether the host must see an exec that has this name: the name as it is or
+ * its base name (trailing slashes ignored, as the host's matcher reads it) is
+ * listed, and the exec's strings may meet a rule about it (exec-match.c).
+ */
+static int asks(const char *name, const char *const *strings, int n, int truncated)
+{
+	const char *slash = strchr(name, '/');
+	char base[256];
+	size_t end = strlen(name), start;
+
+	if (listed(name) && (truncated || !exec_match_known(name) || exec_match_may_meet(name, strings, n)))
+		return 1;
+	if (!slash)
+		return 0;
+	while (end && name[end - 1] == '/')
+		end--;
+	for (start = end; start && name[start - 1] != '/'; start--)
+		;
+	/* Why ask: no listed name is this long, but a rule's words are not ours to bound */
+	if (end - start >= sizeof(base))
+		return 1;
+	memcpy(base, name + start, end - start);
+	base[end - start] = '\0';
+	return listed(base) && (truncated || !exec_match_known(base) || exec_match_may_meet(base, strings, n));
 }
 
 static int send_all(int fd, const void *buf, size_t len)
@@ -131,6 +160,20 @@ static void respond(int listener, __u64 id, int err)
 	}
 	/* ENOENT: the process died meanwhile; nothing to answer */
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* Whether any name of the exec (path, real path, argv[0], #! interpreter) asks for the host. */
+static int host_decides(const char *path, const char *real, const char *interp, const char *word, char **args, unsigned argc, int truncated)
+{
+	unsigned i;
+	int n = 0;
+
+	hay[n++] = path;
+	hay[n++] = real;
+	hay[n++] = interp;
+	for (i = 0; i < argc; i++)
+		hay[n++] = args[i];
+	return asks(path, hay, n, truncated) || asks(real, hay, n, truncated) || (argc && asks(args[0], hay, n, truncated)) || (*word && asks(word, hay, n, truncated));
 }
 
 /*
@@ -215,8 +258,8 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		respond(listener, req->id, 0);
 		return;
 	}
-	/* Why here: an exec no rule names (most of them) costs no round trip to the host */
-	if (!(flags & FLAG_UNRESOLVED) && n_programs && !listed(buf + header) && !listed(real) && (!argc || !listed(args[0])) && (!*word || !listed(word))) {
+	/* Why here: an exec no rule names (most of them), or whose words no rule about it could meet, costs no round trip to the host */
+	if (!(flags & FLAG_UNRESOLVED) && n_programs && !host_decides(buf + header, real, interp, word, args, argc, (flags & FLAG_TRUNCATED) != 0)) {
 		TIMING_STEP(STEP_DECIDE);
 		respond(listener, req->id, 0);
 		TIMING_MARK(0);
@@ -348,6 +391,7 @@ void exec_notify_start(const struct options *o)
 	TIMING_REPORT_AT_EXIT();
 	programs = o->exec_programs;
 	n_programs = o->n_exec_programs;
+	exec_match_use(o->exec_matches, o->n_exec_matches);
 	/* Why a thread: the command execs (and waits on us) while main() is still in clone(CLONE_VFORK) */
 	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 * 1024) ||
 	    pthread_create(&thread, &attr, notify_thread, NULL))

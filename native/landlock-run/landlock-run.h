@@ -104,6 +104,8 @@ struct options {
 	/* --exec-program NAME: the only programs the host is asked about (none given: every exec) */
 	const char **exec_programs;
 	int n_exec_programs;
+	const char **exec_matches;
+	int n_exec_matches;
 	char **command;
 };
 
@@ -207,6 +209,11 @@ void start_forwarder(const struct options *o);
 void install_filter(int net);
 
 /* exec-notify.c: --exec-notify, every exec decided by the host (seccomp user notification) */
+/* exec-match.c: what an exec of a listed program must hold to be asked about */
+int exec_match_check(const char *match);
+void exec_match_use(const char **matches, int n);
+int exec_match_known(const char *name);
+int exec_match_may_meet(const char *name, const char *const *strings, int n);
 void exec_notify_start(const struct options *o);
 void exec_notify_cloned(void);
 void exec_notify_install(void);

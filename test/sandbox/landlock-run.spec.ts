@@ -206,6 +206,10 @@ describe.skipIf(!built.probe)('landlock-run', () => {
       ['--namespaces with a working directory not in the new root', (rw) => ['--namespaces', '--chdir', rw, '--rw', rw]],
       ['a --hide without --namespaces', (rw) => ['--hide', rw, '--rw', rw]],
       ['a relative --hide', (rw) => ['--namespaces', '--hide', 'rel', '--rw', rw]],
+      ['an --exec-match without --exec-program', (rw) => ['--exec-notify', `${rw}/s`, '--exec-match', 'git sgit', '--rw', rw]],
+      ['an --exec-match item of an unknown kind', (rw) => ['--exec-notify', `${rw}/s`, '--exec-program', 'git', '--exec-match', 'git xgit', '--rw', rw]],
+      ['an --exec-match short-flag item of two letters', (rw) => ['--exec-notify', `${rw}/s`, '--exec-program', 'git', '--exec-match', 'git fab', '--rw', rw]],
+      ['an --exec-match with an empty item', (rw) => ['--exec-notify', `${rw}/s`, '--exec-program', 'git', '--exec-match', 'git  sgit', '--rw', rw]],
       // Why refused: covering the link would leave what it names readable
       ['a --hide of a symbolic link', (rw) => {
         fs.symlinkSync('/etc/hostname', path.join(rw, 'link'))

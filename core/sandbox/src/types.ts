@@ -106,6 +106,14 @@ export interface ExecRules {
    * (the launcher answers it). Absent: every exec is asked.
    */
   readonly programs?: readonly string[]
+  /**
+   * For a listed program, what an exec's strings (argv, the path, the real path, a script's `#!`
+   * line) must hold for `check` to refuse it: one list per way a rule can meet it, each item
+   * `s<piece>` (inside one of the strings) or `f<letter>` (inside a cluster of short flags, `-rf`, in one of them: native/landlock-run/exec-match.c). An exec
+   * that fails an item of every list of each listed name it has goes on without being asked. A
+   * listed program without an entry: each of its execs is asked.
+   */
+  readonly needs?: Readonly<Record<string, readonly (readonly string[])[]>>
   check(request: ExecRequest, call: ConfineCall): ExecVerdict | Promise<ExecVerdict>
 }
 

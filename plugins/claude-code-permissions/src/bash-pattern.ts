@@ -8,6 +8,14 @@ export interface BashPattern {
   strict(text: string): boolean
   /** present when the pattern has flags to match as a set; takes the command's `splitFlags` */
   loose?(command: SplitWords): boolean
+  /**
+   * What the words of a command this pattern meets must hold, one list for each way it can meet
+   * them (the strict text, the loose flags): `s<piece>`, a piece of the pattern that lies inside one
+   * word; `f<letter>`, a short flag's letter, inside a cluster of short flags (`-rf`). A command whose
+   * words fail one item of every list cannot meet the pattern: the launcher passes such an exec by
+   * itself (docs/decisions/2026-12-02-exec-rules.md).
+   */
+  needs: string[][]
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -56,11 +64,16 @@ export function compileBashPattern(specifier: string): BashPattern {
   const strict = compileStrict(pattern)
   const legacy = pattern.endsWith(':*')
   const words = (legacy ? pattern.slice(0, -2) : pattern).split(' ')
-  const result: BashPattern = { strict }
+  // Why pieces: each literal run between spaces and `*` of the text the regex anchors (`:*` is not in it) lies inside one word
+  const pieces = (text: string) => text.split(/[ *]/).filter(Boolean).map((piece) => `s${piece}`)
+  const result: BashPattern = { strict, needs: [pieces(legacy ? pattern.slice(0, -2) : pattern)] }
   if (!words[0].includes('*')) result.head = words[0]
   // the loose form: the pattern's flags as a set plus its other words in order
   const { flags, rest } = splitFlags(words)
   if (flags.size) {
+    // a long flag is a whole word; a short one a letter of a word starting with `-` (which may sit after a `/` in a program's path)
+    const flagNeeds = [...flags].map((flag) => (flag.startsWith('--') ? `s${flag}` : `f${flag.slice(1)}`))
+    result.needs.push([...pieces(rest), ...flagNeeds])
     const restMatch = compileStrict(legacy ? `${rest} *` : rest)
     result.loose = (command) => {
       for (const flag of flags) if (!command.flags.has(flag)) return false

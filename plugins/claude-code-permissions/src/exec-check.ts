@@ -22,6 +22,8 @@ import { loadShellParser, shellParserLoaded } from './shell.js'
 export interface ExecCheck {
   /** the program names a rule could refuse (exec-decide.ts execPrograms); absent: every exec is asked */
   programs?: readonly string[]
+  /** what an exec of each listed program must hold for a rule to meet it (exec-decide.ts execNeeds) */
+  needs?: Readonly<Record<string, readonly (readonly string[])[]>>
   check(request: ExecFacts & { pid: number }, call: { session: Session; callId: string }): Promise<{ allow: true } | { allow: false; reason: string; rule?: string }>
 }
 

@@ -51,6 +51,24 @@ export function execPrograms(set: RuleSet): string[] | undefined {
   return [...new Set([...heads, ...(denies ? wrapperPrograms() : [])])].sort()
 }
 
+/**
+ * For each listed program a rule names, what an exec's strings must hold for one of its deny or ask
+ * rules to meet it (BashPattern.needs, every rule's lists together): the launcher answers an exec
+ * that holds none of them by itself. A wrapper has none (its argv holds a command, read with the
+ * grammar): each of its execs is asked.
+ */
+export function execNeeds(set: RuleSet): Record<string, string[][]> {
+  const wrappers = new Set(wrapperPrograms())
+  const out: Record<string, string[][]> = {}
+  for (const index of [set.bash.deny, set.bash.ask]) {
+    for (const [head, rules] of index.byHead) {
+      if (wrappers.has(head)) continue
+      for (const rule of rules) (out[head] ??= []).push(...rule.bash!.needs)
+    }
+  }
+  return out
+}
+
 /** The argv under each name of its program, argv[0]'s first. */
 export function execNames(exec: ExecFacts): string[][] {
   const argv = exec.argv.length ? [...exec.argv] : [exec.path]

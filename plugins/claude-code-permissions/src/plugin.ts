@@ -7,7 +7,7 @@ import type { JsonObject } from '@dsh/kernel'
 import type { ApprovalGate, DecisionSource, Execution, PreToolDecision } from '@dsh/tools'
 import type { Config } from './config.js'
 import { decide, type Outcome } from './decide.js'
-import { decideExec, execPrograms, execRulesApply, type ExecFacts } from './exec-decide.js'
+import { decideExec, execNeeds, execPrograms, execRulesApply, type ExecFacts } from './exec-decide.js'
 import { execChecker, type ExecCheck } from './exec-check.js'
 import { isMode, type PermissionMode } from './modes.js'
 import { onFailureRerun } from './on-failure.js'
@@ -124,7 +124,7 @@ async function prepare(ctx: Context, config: Config) {
       // Why only then: a call no rule could refuse an exec of runs with no exec stopped at all
       if (!execRulesApply(store.rules)) return restriction
       const programs = execPrograms(store.rules)
-      return { ...(restriction ?? { readDeny: [], readOnly: [], unenforced: [] }), exec: programs ? { programs, check: exec.check } : { check: exec.check } }
+      return { ...(restriction ?? { readDeny: [], readOnly: [], unenforced: [] }), exec: programs ? { programs, needs: execNeeds(store.rules), check: exec.check } : { check: exec.check } }
     },
     decideExec(facts: ExecFacts) {
       refresh()

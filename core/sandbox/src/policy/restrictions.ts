@@ -61,6 +61,7 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
     if (got.exec !== undefined) {
       if (!got.exec || typeof got.exec.check !== 'function') throw broken('answered an exec without a check()')
       if (got.exec.programs !== undefined && !(Array.isArray(got.exec.programs) && got.exec.programs.every((name) => typeof name === 'string' && name !== '' && !name.includes('\0')))) throw broken('answered exec programs that are not a list of names')
+      if (got.exec.needs !== undefined && !validNeeds(got.exec.needs)) throw broken('answered exec needs that are not lists of `s<piece>` / `f<letter>` items by program name')
       execs.push(got.exec)
     }
   }
@@ -97,13 +98,33 @@ export function applyRestrictions(policy: ResolvedPolicy, restrictors: readonly 
   })
 }
 
+const NEED = /^(?:s[^\s\0]+|f[A-Za-z0-9])$/
+
+/** Needs as the launcher takes them (landlock-run --exec-match: one argument of words a list). */
+function validNeeds(needs: unknown): boolean {
+  if (!needs || typeof needs !== 'object' || Array.isArray(needs)) return false
+  return Object.entries(needs).every(([name, lists]) => /^[^\s\0]+$/.test(name) && Array.isArray(lists) &&
+    lists.every((list) => Array.isArray(list) && list.every((item) => typeof item === 'string' && NEED.test(item))))
+}
+
+/** A program's needs across restrictions: only when each one that lists it says them (one that does not asks of every exec). */
+function mergedNeeds(execs: readonly ExecRules[]): Record<string, (readonly string[])[]> {
+  const out: Record<string, (readonly string[])[]> = {}
+  const names = new Set(execs.flatMap((rules) => rules.programs ?? []))
+  for (const name of names) {
+    const listing = execs.filter((rules) => rules.programs?.includes(name))
+    if (listing.every((rules) => rules.needs && Object.hasOwn(rules.needs, name))) out[name] = listing.flatMap((rules) => [...rules.needs![name]])
+  }
+  return out
+}
+
 /** Every restriction's exec test in turn: the first refusal stands. */
 function allOf(execs: readonly ExecRules[]): ExecRules {
   if (execs.length === 1) return execs[0]
   const lists = execs.map((rules) => rules.programs)
   return {
     // Why absent when one is: that check may refuse any exec
-    ...(lists.every((list) => list !== undefined) ? { programs: [...new Set(lists.flat() as string[])] } : {}),
+    ...(lists.every((list) => list !== undefined) ? { programs: [...new Set(lists.flat() as string[])], needs: mergedNeeds(execs) } : {}),
     async check(request, call) {
       for (const rules of execs) {
         const verdict = await rules.check(request, call)

@@ -31,5 +31,9 @@ export function launcherStopsExec(launcher: string): Promise<boolean> {
 export function execNotifyArgs(policy: ResolvedPolicy, socket: string | undefined = policy.execNotify): string[] {
   if (!socket) return []
   const programs = policy.execRules?.programs
-  return ['--exec-notify', socket, ...(programs ?? []).flatMap((name) => ['--exec-program', name])]
+  if (!programs) return ['--exec-notify', socket]
+  const needs = policy.execRules?.needs ?? {}
+  // Why only a listed program's: the launcher asks about every exec of a name listed without needs
+  const matches = programs.flatMap((name) => (Object.hasOwn(needs, name) ? needs[name].map((list) => ['--exec-match', [name, ...list].join(' ')]) : []))
+  return ['--exec-notify', socket, ...programs.flatMap((name) => ['--exec-program', name]), ...matches.flat()]
 }
