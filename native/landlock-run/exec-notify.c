@@ -37,7 +37,10 @@
  *   request: u64 id, u32 pid, u32 flags (1: argv truncated; 2: the program
  *            cannot be known, and the exec is already refused: a record only), u32 argc,
  *            then NUL-terminated: path as given, real path ("" if unknown),
- *            the "#!" line of a script (without "#!"; "" otherwise), argv[0..argc)
+ *            the "#!" lines of a script and of each interpreter that is a
+ *            script too (without "#!", newline-separated; "" otherwise), the
+ *            real paths of the interpreters those lines name (the same way),
+ *            argv[0..argc)
  *   answer:  u64 id, u32 errno (0: allow)
  */
 #define _GNU_SOURCE
@@ -79,7 +82,8 @@
 static int host = -1;
 static char *const *own_command;
 /* an exec's strings, for exec-match.c: path, real path, #! line, argv */
-static const char *hay[MAX_ARGS + 3];
+static const char *hay[MAX_ARGS + 2 + 2 * MAX_INTERPRETERS];
+static struct interp_chain chain;
 static const char **programs;
 static int n_programs;
 
@@ -162,18 +166,51 @@ static void respond(int listener, __u64 id, int err)
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/* Whether any name of the exec (path, real path, argv[0], #! interpreter) asks for the host. */
-static int host_decides(const char *path, const char *real, const char *interp, const char *word, char **args, unsigned argc, int truncated)
+/* Whether any name of the exec (path, real path, argv[0], each #! interpreter by name and real path) asks for the host. */
+static int host_decides(const char *path, const char *real, const struct interp_chain *chain, char **args, unsigned argc, int truncated)
 {
 	unsigned i;
-	int n = 0;
+	int n = 0, level;
 
 	hay[n++] = path;
 	hay[n++] = real;
-	hay[n++] = interp;
+	for (level = 0; level < chain->n; level++) {
+		hay[n++] = chain->line[level];
+		hay[n++] = chain->real[level];
+	}
 	for (i = 0; i < argc; i++)
 		hay[n++] = args[i];
-	return asks(path, hay, n, truncated) || asks(real, hay, n, truncated) || (argc && asks(args[0], hay, n, truncated)) || (*word && asks(word, hay, n, truncated));
+	if (asks(path, hay, n, truncated) || asks(real, hay, n, truncated) || (argc && asks(args[0], hay, n, truncated)))
+		return 1;
+	for (level = 0; level < chain->n; level++)
+		if (asks(chain->name[level], hay, n, truncated) || asks(chain->real[level], hay, n, truncated))
+			return 1;
+	return 0;
+}
+
+/* Appends the chain's lines, then its real paths, each list newline-separated and NUL-terminated; -1 when it does not fit. */
+static int put_chain(char *buf, size_t *used, const struct interp_chain *chain)
+{
+	int pass, level;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (level = 0; level < chain->n; level++) {
+			const char *s = pass ? chain->real[level] : chain->line[level];
+			size_t len = strlen(s);
+
+			if (*used + len + 2 > MAX_REQUEST)
+				return -1;
+			memcpy(buf + *used, s, len);
+			*used += len;
+			buf[(*used)++] = level + 1 < chain->n ? '\n' : '\0';
+		}
+		if (!chain->n) {
+			if (*used + 1 > MAX_REQUEST)
+				return -1;
+			buf[(*used)++] = '\0';
+		}
+	}
+	return 0;
 }
 
 /*
@@ -187,7 +224,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	unsigned long path_at = d->args[execveat ? 1 : 0], argv_at = d->args[execveat ? 2 : 1];
 	int dirfd = execveat ? (int)d->args[0] : AT_FDCWD;
 	int empty_path = execveat && (d->args[4] & AT_EMPTY_PATH);
-	char real[PATH_MAX], interp[256], word[256];
+	char real[PATH_MAX], interp[256];
 	unsigned long ptrs[64];
 	size_t used = 24, header = 24, have = 0, next = 0;
 	__u32 flags = 0, argc = 0, len;
@@ -211,16 +248,17 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	TIMING_STEP(STEP_PATH);
 	if (exec_real_path(pid, dirfd, buf + header, empty_path, real, sizeof(real), interp, sizeof(interp)) < 0)
 		flags |= FLAG_UNRESOLVED;
+	/* Why each level: `#!/w/i` with i a script of its own, or a symlink to rm, runs what its line names */
+	if (exec_interpreters(pid, interp, &chain) < 0)
+		flags |= FLAG_UNRESOLVED;
 	n = (long)strlen(real);
-	if ((size_t)n + 1 + strlen(interp) + 1 > MAX_REQUEST - used)
+	if ((size_t)n + 1 > MAX_REQUEST - used)
 		goto refuse;
 	memcpy(buf + used, real, (size_t)n + 1);
 	used += (size_t)n + 1;
-	memcpy(buf + used, interp, strlen(interp) + 1);
-	used += strlen(interp) + 1;
+	if (put_chain(buf, &used, &chain) < 0)
+		goto refuse;
 	TIMING_STEP(STEP_REAL);
-	/* the interpreter's own path, its first word */
-	sscanf(interp, " %255s", word) == 1 || (word[0] = '\0');
 	for (; argv_at; argc++) {
 		unsigned long ptr;
 
@@ -259,7 +297,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		return;
 	}
 	/* Why here: an exec no rule names (most of them), or whose words no rule about it could meet, costs no round trip to the host */
-	if (!(flags & FLAG_UNRESOLVED) && n_programs && !host_decides(buf + header, real, interp, word, args, argc, (flags & FLAG_TRUNCATED) != 0)) {
+	if (!(flags & FLAG_UNRESOLVED) && n_programs && !host_decides(buf + header, real, &chain, args, argc, (flags & FLAG_TRUNCATED) != 0)) {
 		TIMING_STEP(STEP_DECIDE);
 		respond(listener, req->id, 0);
 		TIMING_MARK(0);

@@ -297,7 +297,8 @@ out:
  */
 int exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room)
 {
-	char where[64], link[64], head[256];
+	/* Why 256 bytes: what the kernel reads of a script to find its interpreter (BINPRM_BUF_SIZE) */
+	char where[64], link[64], head[257];
 	struct stat st;
 	ssize_t n;
 	int fd, file, base, base_close = -1, root_close = -1, root, answer = 0, direct = 0;

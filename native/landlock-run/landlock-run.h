@@ -6,6 +6,7 @@
 #ifndef LANDLOCK_RUN_H
 #define LANDLOCK_RUN_H
 
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <linux/types.h>
@@ -224,6 +225,16 @@ int exec_notify_works(void);
 long exec_read_pointers(pid_t pid, unsigned long addr, unsigned long *out, size_t max);
 long exec_read_string(pid_t pid, unsigned long addr, char *out, size_t room);
 int exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room);
+/* exec-interp.c: the "#!" interpreters the kernel runs for a script, each by name and real path */
+#define MAX_INTERPRETERS 5
+struct interp_chain {
+	int n;
+	char line[MAX_INTERPRETERS][256];
+	char name[MAX_INTERPRETERS][256];
+	char real[MAX_INTERPRETERS][PATH_MAX];
+	char next[256];
+};
+int exec_interpreters(pid_t pid, const char *first_line, struct interp_chain *chain);
 void exec_root_keep(pid_t pid);
 void exec_root_moved(void);
 

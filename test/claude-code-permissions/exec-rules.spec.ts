@@ -92,6 +92,27 @@ for (const backend of BACKENDS) {
       expect(execDecisions(k)).toContainEqual(expect.objectContaining({ decision: 'deny', rule: 'Bash(python3:*)', argv: ['./del.py'], program: expect.stringMatching(/\/del\.py$/) }))
     }, 60_000)
 
+    // the kernel runs a script's interpreter with no exec of its own, following a symlink and a nested `#!`
+    const INTERPRETERS: Array<{ what: string; setup: string; files: Record<string, string> }> = [
+      { what: 'an interpreter that is a symlink to rm (#!./myrm)', setup: 'ln -s /bin/rm myrm', files: { s: '#!./myrm\n' } },
+      { what: 'an interpreter path with a vertical tab, which the kernel keeps in the name (#!./d\\v/rm)', setup: 'mkdir "$(printf \'d\\v\')" && cp /bin/rm "$(printf \'d\\v\')/rm"', files: { s: '#!./d\v/rm\n' } },
+      { what: 'an interpreter that is a script whose own interpreter is rm (#!./i1, #!./myrm)', setup: 'ln -s /bin/rm myrm', files: { s: '#!./i1\n', i1: '#!./myrm -f\n' } },
+    ]
+    for (const attack of INTERPRETERS) {
+      it(`${attack.what}: the exec of the script is refused as the rm it runs, the file survives`, async () => {
+        const { k } = await kernel(backend, { deny: ['Bash(rm:*)'] })
+        for (const [path, content] of Object.entries(attack.files)) {
+          writeFileSync(join(k.dir, path), content)
+          chmodSync(join(k.dir, path), 0o755)
+        }
+        const result = await k.call('bash', { command: `${attack.setup} && ./s x; echo "status $?"` })
+        expect(existsSync(join(k.dir, 'x')), text(result.content)).toBe(true)
+        expect(existsSync(join(k.dir, 's'))).toBe(true)
+        expect(text(result.content)).toMatch(/status 126/)
+        expect(execDecisions(k)).toContainEqual(expect.objectContaining({ decision: 'deny', rule: 'Bash(rm:*)', argv: ['./s', 'x'], program: expect.stringMatching(/\/s$/) }))
+      }, 60_000)
+    }
+
     it('twin: with no rule that could refuse an exec, nothing is stopped and the same commands run', async () => {
       const { k } = await kernel(backend, { deny: ['Read(./secret)'] })
       writeFileSync(join(k.dir, 's.sh'), 'rm x\n')

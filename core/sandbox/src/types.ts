@@ -77,8 +77,12 @@ export interface ExecRequest {
   readonly path: string
   /** the program's real path ('' when it does not resolve: the exec will fail) */
   readonly realPath: string
-  /** a script's `#!` line, without the `#!` (the kernel runs that interpreter with no exec of its own) */
-  readonly interpreter?: string
+  /**
+   * For a script, the interpreters the kernel runs with no exec of their own: each `#!` line
+   * (without the `#!`; the first the script's, each next one that of the interpreter before it when
+   * that is a script too) and the real path of the interpreter it names ("" when it is missing)
+   */
+  readonly interpreters?: readonly { readonly line: string; readonly realPath: string }[]
   /** the argv as the program sees it (the first 4096 arguments or 256 KiB, then `truncated`) */
   readonly argv: readonly string[]
   readonly truncated: boolean

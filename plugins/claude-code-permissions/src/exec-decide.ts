@@ -23,8 +23,8 @@ import { programName, wrapperPrograms } from './wrappers.js'
 export interface ExecFacts {
   path: string
   realPath: string
-  /** a script's `#!` line (without `#!`): what the kernel really runs is that interpreter on the script */
-  interpreter?: string
+  /** a script's `#!` lines and their interpreters' real paths (the sandbox's ExecRequest): what the kernel really runs is the last interpreter */
+  interpreters?: readonly { readonly line: string; readonly realPath: string }[]
   argv: readonly string[]
   truncated: boolean
   /** the launcher could not know the program (a path through /proc/self or another per-process link): refused */
@@ -79,15 +79,26 @@ export function execNames(exec: ExecFacts): string[][] {
     seen.add(programName(name))
     out.push([name, ...argv.slice(1)])
   }
-  // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of python3
-  const line = exec.interpreter?.trim()
-  if (line) {
-    const space = line.search(/[ \t]/)
-    const interpreter = space < 0 ? line : line.slice(0, space)
-    const arg = space < 0 ? '' : line.slice(space).trim()
-    out.push([interpreter, ...(arg ? [arg] : []), exec.path || argv[0], ...argv.slice(1)])
+  // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of
+  // python3; an interpreter that is a script runs its own the same way, on the interpreter's path
+  let script = [exec.path || argv[0], ...argv.slice(1)]
+  for (const { line, realPath } of exec.interpreters ?? []) {
+    const { name, arg } = interpreterOf(line)
+    if (!name) break
+    const rest = [...(arg ? [arg] : []), ...script]
+    out.push([name, ...rest])
+    if (realPath && programName(realPath) !== programName(name)) out.push([realPath, ...rest])
+    script = [name, ...rest]
   }
   return out
+}
+
+/** A `#!` line's interpreter and optional argument, as the kernel's binfmt_script reads them: spaces and tabs only. */
+function interpreterOf(line: string): { name: string; arg: string } {
+  const text = line.replace(/^[ \t]+|[ \t]+$/g, '')
+  const space = text.search(/[ \t]/)
+  if (space < 0) return { name: text, arg: '' }
+  return { name: text.slice(0, space), arg: text.slice(space).replace(/^[ \t]+/, '') }
 }
 
 /** The exec's outcome under the rules and the mode, or undefined when no rule refuses or asks about it. */

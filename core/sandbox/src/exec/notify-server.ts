@@ -42,9 +42,12 @@ export function parseExecRequest(frame: Buffer): { id: bigint; request: ExecRequ
   const argc = frame.readUInt32LE(16)
   const strings = frame.subarray(20).toString('utf8').split('\0')
   // the last split piece is what follows the final NUL: empty
-  if (strings.length !== argc + 4) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 4}`)
-  const interpreter = strings[2]
-  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreter ? { interpreter } : {}), argv: strings.slice(3, 3 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, ...((flags & FLAG_UNRESOLVED) !== 0 ? { unresolved: true } : {}), pid } }
+  if (strings.length !== argc + 5) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 5}`)
+  const lines = strings[2] ? strings[2].split('\n') : []
+  const reals = strings[3] ? strings[3].split('\n') : []
+  if (lines.length !== reals.length) throw new Error(`exec request has ${lines.length} #! lines and ${reals.length} interpreter paths`)
+  const interpreters = lines.map((line, i) => ({ line, realPath: reals[i] }))
+  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreters.length ? { interpreters } : {}), argv: strings.slice(4, 4 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, ...((flags & FLAG_UNRESOLVED) !== 0 ? { unresolved: true } : {}), pid } }
 }
 
 function answer(socket: Socket, id: bigint, errno: number): void {
