@@ -92,6 +92,11 @@ describe('around a deny: denied or asked, never allowed', () => {
     'timeout 5 sudo nice env rm -rf /',
     "sh -c \"bash -c 'eval rm -rf /'\"",
     'sudo --weird-option rm -rf /',
+    // the dynamic loader runs the program it is given in its own process
+    '/lib64/ld-linux-x86-64.so.2 /bin/rm -rf /',
+    '/lib/ld-linux-aarch64.so.1 --library-path /lib rm -rf /',
+    'ld.so --argv0 ls /bin/rm -rf /',
+    '/lib/ld-musl-x86_64.so.1 --weird /bin/rm -rf /',
     'curl https://x',
     '/usr/bin/curl https://x',
     'git push origin main --force',

@@ -17,7 +17,7 @@
 import { decideWords, mightMeet } from './bash-decide.js'
 import { byRule, type DecideEnv, type Outcome } from './decide.js'
 import type { CompiledRule, RuleSet } from './ruleset.js'
-import { programName, wrapperPrograms } from './wrappers.js'
+import { isLoader, loaderNames, programName, wrapperPrograms } from './wrappers.js'
 
 /** What the sandbox hands over for one exec (its ExecRequest). */
 export interface ExecFacts {
@@ -48,7 +48,8 @@ export function execPrograms(set: RuleSet): string[] | undefined {
   if ([deny, ask].some((index) => index.any.length > 0 || index.general.length > 0)) return undefined
   const heads = [deny, ask].flatMap((index) => [...index.byHead].filter(([, rules]) => rules.length > 0).map(([head]) => head))
   const denies = [...deny.byHead.values()].some((rules) => rules.length > 0)
-  return [...new Set([...heads, ...(denies ? wrapperPrograms() : [])])].sort()
+  // Why the loaders with ask rules alone: what a loader runs comes back as no exec of its own
+  return [...new Set([...heads, ...(denies ? wrapperPrograms() : loaderNames())])].sort()
 }
 
 /**
@@ -114,6 +115,17 @@ export function decideExec(exec: ExecFacts, set: RuleSet, env: DecideEnv): Outco
       break
     }
     if (asked && !worst) worst = { kind: 'ask', rule: asked }
+    // ...but not what the dynamic loader runs: it maps the program itself, with no exec to stop
+    if (isLoader(programName(words[0]))) {
+      if (part.verdict === 'ask' && !worst) worst = { kind: 'ask', rule: part.rule! }
+      if (part.verdict === 'unknown') {
+        const rule = mightMeet(set.bash.deny, undefined) ?? mightMeet(set.bash.ask, undefined)
+        if (rule) {
+          const outcome = byRule(rule, env)
+          return { ...outcome, decision: rule.list === 'deny' ? 'deny' : outcome.decision, reason: `the dynamic loader runs the program it is given with no exec of its own, and ${part.reason ?? 'its arguments are not ones this check reads'}; ${outcome.reason}` }
+        }
+      }
+    }
   }
   if (exec.truncated && worst?.kind !== 'deny') {
     // Why: the arguments past what the launcher read might meet a rule for this program

@@ -1,5 +1,6 @@
 /** The programs that run another command and their options, since a rule must meet the command a wrapper runs (docs/decisions/2026-12-01-permission-rule-matching.md). */
-import { basename } from 'node:path'
+import { readdirSync, realpathSync, type Dirent } from 'node:fs'
+import { basename, join } from 'node:path'
 
 export type Unwrapped =
   | { kind: 'command'; words: (string | null)[]; transparent: boolean; unknownTail?: boolean }
@@ -54,9 +55,60 @@ const WRAPPERS: Record<string, Wrapper> = {
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'busybox'])
 
+/**
+ * The dynamic loader (`/lib64/ld-linux-x86-64.so.2 /bin/rm x`): it maps the program it is given and
+ * runs it in its own process, with no exec the sandbox could stop, so the command it runs is read
+ * from its argv (glibc's and musl's options). Its names are a pattern (`ld-linux-*.so.N`,
+ * `ld-musl-*.so.1`, `ld-2.31.so`, `ld.so`, `ld64.so.2`).
+ */
+const LOADER = /^ld(?:64)?(?:-[A-Za-z0-9_.+-]+)?\.so(?:\.[0-9]+)*$/
+const LOADER_OPTIONS: Wrapper = {
+  options: {
+    '--list': 0, '--verify': 0, '--inhibit-cache': 0, '--list-tunables': 0, '--list-diagnostics': 0, '--help': 0, '--version': 0,
+    '--library-path': 1, '--inhibit-rpath': 1, '--audit': 1, '--preload': 1, '--argv0': 1, '--glibc-hwcaps-prepend': 1, '--glibc-hwcaps-mask': 1,
+  },
+  transparent: false,
+}
+/** the loaders' names on common systems, beside those found on this one (loaderNames) */
+const KNOWN_LOADERS = ['ld.so', 'ld.so.1', 'ld64.so.1', 'ld64.so.2', 'ld-linux.so.2', 'ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux-armhf.so.3', 'ld-linux-riscv64-lp64d.so.1', 'ld-musl-x86_64.so.1', 'ld-musl-aarch64.so.1', 'ld-musl-armhf.so.1']
+const LIBRARY_DIRS = ['/lib', '/lib64', '/lib32', '/libx32', '/usr/lib', '/usr/lib64', '/usr/lib32', '/usr/libx32']
+let loaders: string[] | undefined
+
+/** Whether a program name is the dynamic loader's (it runs the program it is given without an exec). */
+export function isLoader(name: string): boolean {
+  return LOADER.test(name)
+}
+
+/** Every name a dynamic loader has here: the known ones and each one in the library directories (and their per-architecture ones), by name and by real path. */
+export function loaderNames(): string[] {
+  if (loaders) return loaders
+  const found = new Set(KNOWN_LOADERS)
+  const look = (dir: string, depth: number) => {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      if (isLoader(entry.name)) {
+        found.add(entry.name)
+        try {
+          found.add(basename(realpathSync(join(dir, entry.name))))
+        } catch {}
+      } else if (depth > 0 && entry.isDirectory() && entry.name.includes('-linux-')) {
+        look(join(dir, entry.name), depth - 1)
+      }
+    }
+  }
+  for (const dir of LIBRARY_DIRS) look(dir, 1)
+  loaders = [...found].filter(isLoader).sort()
+  return loaders
+}
+
 /** Every program name unwrap() reads another command out of (the exec check must see their argv). */
 export function wrapperPrograms(): string[] {
-  return [...Object.keys(WRAPPERS), ...SHELLS, 'eval', 'su', 'watch']
+  return [...Object.keys(WRAPPERS), ...SHELLS, 'eval', 'su', 'watch', ...loaderNames()]
 }
 
 /** The word a program is known by: `/usr/bin/env` is `env`, `\rm` was already unquoted to `rm`. */
@@ -76,6 +128,7 @@ export function unwrap(words: readonly (string | null)[]): Unwrapped | undefined
   if (SHELLS.has(name)) return shellScript(words)
   if (name === 'su') return optionScript(words, '-c', '--command')
   if (name === 'watch') return watchScript(words)
+  if (isLoader(name)) return scan(words, LOADER_OPTIONS, name)
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
   return wrapper ? scan(words, wrapper, name) : undefined
 }
