@@ -14,15 +14,22 @@
 
 #include "landlock-run.h"
 
-/* The interpreter's name on a "#!" line (without "#!"), as the kernel reads it; 0 when there is none. */
-static size_t interpreter_name(const char *line, char *out, size_t room)
+/* The interpreter's name and optional argument on a "#!" line (without "#!"), as the kernel reads them; 0 when there is no name. */
+static size_t interpreter_name(const char *line, char *out, size_t room, char *arg, size_t arg_room)
 {
-	size_t start = strspn(line, " \t"), len = strcspn(line + start, " \t");
+	size_t start = strspn(line, " \t"), len = strcspn(line + start, " \t"), from, to;
 
 	if (!len || len >= room)
 		return 0;
 	memcpy(out, line + start, len);
 	out[len] = '\0';
+	from = start + len + strspn(line + start + len, " \t");
+	for (to = strlen(line); to > from && (line[to - 1] == ' ' || line[to - 1] == '\t'); to--)
+		;
+	if (to - from >= arg_room)
+		return 0;
+	memmove(arg, line + from, to - from);
+	arg[to - from] = '\0';
 	return len;
 }
 
@@ -36,7 +43,7 @@ int exec_interpreters(pid_t pid, const char *first_line, struct interp_chain *ch
 
 		/* Why a copy: the lookup below reads the next level's line over `next` */
 		snprintf(chain->line[i], sizeof(chain->line[i]), "%s", line);
-		if (!interpreter_name(chain->line[i], chain->name[i], sizeof(chain->name[i])))
+		if (!interpreter_name(chain->line[i], chain->name[i], sizeof(chain->name[i]), chain->arg[i], sizeof(chain->arg[i])))
 			break; /* no interpreter on the line: the kernel refuses the exec (ENOEXEC) */
 		chain->n++;
 		if (exec_real_path(pid, AT_FDCWD, chain->name[i], 0, chain->real[i], sizeof(chain->real[i]), chain->next, sizeof(chain->next)) < 0)

@@ -40,7 +40,9 @@
  *            the "#!" lines of a script and of each interpreter that is a
  *            script too (without "#!", newline-separated; "" otherwise), the
  *            real paths of the interpreters those lines name (the same way),
- *            argv[0..argc)
+ *            argv[0..argc), and for each dynamic loader among them (the
+ *            exec's program: level -1; an interpreter: its level) "LEVEL\tREAL"
+ *            with the real path of the program it loads, newline-separated
  *   answer:  u64 id, u32 errno (0: allow)
  */
 #define _GNU_SOURCE
@@ -82,7 +84,7 @@
 static int host = -1;
 static char *const *own_command;
 /* an exec's strings, for exec-match.c: path, real path, #! line, argv */
-static const char *hay[MAX_ARGS + 2 + 2 * MAX_INTERPRETERS];
+static const char *hay[MAX_ARGS + 3 + 3 * MAX_INTERPRETERS];
 static struct interp_chain chain;
 static const char **programs;
 static int n_programs;
@@ -166,6 +168,77 @@ static void respond(int listener, __u64 id, int err)
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* The programs dynamic loaders are given: for the exec itself (level -1) or an interpreter (0...), each real path. */
+static struct {
+	int level;
+	char real[PATH_MAX];
+} loaded[1 + MAX_INTERPRETERS];
+static int n_loaded;
+static const char *words[MAX_ARGS + 2 * MAX_INTERPRETERS + 2];
+
+/* One loader's argv: resolve the word it loads (as the process would open it). -1: it cannot be known. */
+static int load_one(pid_t pid, int level, const char *const *w, int n)
+{
+	char ignored[256];
+	int at = exec_loader_program(w, n);
+
+	if (at < 0)
+		return 0;
+	loaded[n_loaded].level = level;
+	if (exec_real_path(pid, AT_FDCWD, w[at], 0, loaded[n_loaded].real, sizeof(loaded[n_loaded].real), ignored, sizeof(ignored)) < 0 ||
+	    strchr(loaded[n_loaded].real, '\n') || strchr(loaded[n_loaded].real, '\t'))
+		return -1;
+	n_loaded++;
+	return 0;
+}
+
+/* For the exec, and each interpreter the kernel runs for it, that is a dynamic loader: the program it loads. */
+static int find_loaded(pid_t pid, const char *path, const char *real, char **args, unsigned argc)
+{
+	int level;
+
+	n_loaded = 0;
+	if ((exec_is_loader(path) || exec_is_loader(real) || (argc && exec_is_loader(args[0]))) && load_one(pid, -1, (const char *const *)args, (int)argc) < 0)
+		return -1;
+	for (level = 0; level < chain.n; level++) {
+		int n = 0, i;
+		unsigned a;
+
+		if (!exec_is_loader(chain.name[level]) && !exec_is_loader(chain.real[level]))
+			continue;
+		/* the argv the kernel builds for this interpreter: its name and argument, the previous one's, ..., the script, its arguments */
+		for (i = level; i >= 0; i--) {
+			words[n++] = chain.name[i];
+			if (chain.arg[i][0])
+				words[n++] = chain.arg[i];
+		}
+		words[n++] = path;
+		for (a = 1; a < argc; a++)
+			words[n++] = args[a];
+		if (load_one(pid, level, words, n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Appends "LEVEL\tREAL" for each loaded program, newline-separated and NUL-terminated. */
+static int put_loaded(char *buf, size_t *used)
+{
+	int i;
+
+	for (i = 0; i < n_loaded; i++) {
+		int len = snprintf(buf + *used, MAX_REQUEST - *used, "%s%d\t%s", i ? "\n" : "", loaded[i].level, loaded[i].real);
+
+		if (len < 0 || (size_t)len + 1 >= MAX_REQUEST - *used)
+			return -1;
+		*used += (size_t)len;
+	}
+	if (*used + 1 > MAX_REQUEST)
+		return -1;
+	buf[(*used)++] = '\0';
+	return 0;
+}
+
 /* Whether any name of the exec (path, real path, argv[0], each #! interpreter by name and real path) asks for the host. */
 static int host_decides(const char *path, const char *real, const struct interp_chain *chain, char **args, unsigned argc, int truncated)
 {
@@ -180,10 +253,15 @@ static int host_decides(const char *path, const char *real, const struct interp_
 	}
 	for (i = 0; i < argc; i++)
 		hay[n++] = args[i];
+	for (level = 0; level < n_loaded; level++)
+		hay[n++] = loaded[level].real;
 	if (asks(path, hay, n, truncated) || asks(real, hay, n, truncated) || (argc && asks(args[0], hay, n, truncated)))
 		return 1;
 	for (level = 0; level < chain->n; level++)
 		if (asks(chain->name[level], hay, n, truncated) || asks(chain->real[level], hay, n, truncated))
+			return 1;
+	for (level = 0; level < n_loaded; level++)
+		if (asks(loaded[level].real, hay, n, truncated))
 			return 1;
 	return 0;
 }
@@ -286,6 +364,11 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		args[argc] = buf + used;
 		used += (size_t)n + 1;
 	}
+	/* Why: a dynamic loader runs the file its argv names with no exec of its own */
+	if (find_loaded(pid, buf + header, real, args, argc) < 0)
+		flags |= FLAG_UNRESOLVED;
+	if (put_loaded(buf, &used) < 0)
+		goto refuse;
 	TIMING_STEP(STEP_ARGV);
 	/* Why after reading: the pid may have died and been reused while we read another process's memory */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id))

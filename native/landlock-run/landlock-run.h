@@ -231,10 +231,15 @@ struct interp_chain {
 	int n;
 	char line[MAX_INTERPRETERS][256];
 	char name[MAX_INTERPRETERS][256];
+	/* the optional argument after the name ("" when none) */
+	char arg[MAX_INTERPRETERS][256];
 	char real[MAX_INTERPRETERS][PATH_MAX];
 	char next[256];
 };
 int exec_interpreters(pid_t pid, const char *first_line, struct interp_chain *chain);
+/* exec-loader.c: the program a dynamic loader is given */
+int exec_is_loader(const char *path);
+int exec_loader_program(const char *const *words, int n);
 void exec_root_keep(pid_t pid);
 void exec_root_moved(void);
 

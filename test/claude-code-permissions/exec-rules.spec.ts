@@ -103,6 +103,25 @@ for (const backend of BACKENDS) {
       { what: 'an interpreter path with a vertical tab, which the kernel keeps in the name (#!./d\\v/rm)', setup: 'mkdir "$(printf \'d\\v\')" && cp /bin/rm "$(printf \'d\\v\')/rm"', files: { s: '#!./d\v/rm\n' } },
       { what: 'an interpreter that is a script whose own interpreter is rm (#!./i1, #!./myrm)', setup: 'ln -s /bin/rm myrm', files: { s: '#!./i1\n', i1: '#!./myrm -f\n' } },
     ]
+    // the dynamic loader maps the file it is given: one reached through a symlink is known by its real path
+    const LOADED: Array<{ what: string; command: string; files?: Record<string, string> }> = [
+      { what: 'the loader given a symlink to rm', command: `ln -s /bin/rm foo && ${LOADER} ./foo x` },
+      { what: 'the loader through env, given a symlink to rm', command: `ln -s /bin/rm foo && env ${LOADER} --argv0 ls ./foo x` },
+      { what: 'a script whose interpreter is the loader, given a symlink to rm', command: 'ln -s /bin/rm foo && ./s x', files: { s: `#!${LOADER} ./foo\n` } },
+    ]
+    for (const attack of LOADED) {
+      it(`${attack.what}: refused as the rm it loads, the file survives`, async () => {
+        const { k } = await kernel(backend, { deny: ['Bash(rm:*)'] })
+        for (const [path, content] of Object.entries(attack.files ?? {})) {
+          writeFileSync(join(k.dir, path), content)
+          chmodSync(join(k.dir, path), 0o755)
+        }
+        const result = await k.call('bash', { command: `${attack.command}; echo "status $?"` })
+        expect(existsSync(join(k.dir, 'x')), text(result.content)).toBe(true)
+        expect(execDecisions(k).filter((d) => d.decision === 'deny' && d.rule === 'Bash(rm:*)').length, text(result.content)).toBeGreaterThan(0)
+      }, 60_000)
+    }
+
     for (const attack of INTERPRETERS) {
       it(`${attack.what}: the exec of the script is refused as the rm it runs, the file survives`, async () => {
         const { k } = await kernel(backend, { deny: ['Bash(rm:*)'] })

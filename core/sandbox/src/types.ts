@@ -83,6 +83,11 @@ export interface ExecRequest {
    * that is a script too) and the real path of the interpreter it names ("" when it is missing)
    */
   readonly interpreters?: readonly { readonly line: string; readonly realPath: string }[]
+  /**
+   * Where the program (level -1) or one of its interpreters (its index) is the dynamic loader, which
+   * maps the file its argv names and runs it with no exec: that file's real path ("" when missing)
+   */
+  readonly loaded?: readonly { readonly level: number; readonly realPath: string }[]
   /** the argv as the program sees it (the first 4096 arguments or 256 KiB, then `truncated`) */
   readonly argv: readonly string[]
   readonly truncated: boolean

@@ -43,7 +43,7 @@ export function execChecker(deps: ExecCheckDeps): ExecCheck {
       if (!engine) return { allow: false, reason: 'the permission rules of claude-code-permissions are not loaded' }
       // a wrapper's argv (`sh -c …`) is read with the grammar
       if (!shellParserLoaded()) await loadShellParser()
-      const facts: ExecFacts = { path: request.path, realPath: request.realPath, ...(request.interpreters ? { interpreters: request.interpreters } : {}), argv: request.argv, truncated: request.truncated, ...(request.unresolved ? { unresolved: true } : {}) }
+      const facts: ExecFacts = { path: request.path, realPath: request.realPath, ...(request.interpreters ? { interpreters: request.interpreters } : {}), ...(request.loaded ? { loaded: request.loaded } : {}), argv: request.argv, truncated: request.truncated, ...(request.unresolved ? { unresolved: true } : {}) }
       const { outcome, mode } = engine.decideExec(facts)
       if (!outcome || outcome.decision === 'allow') return { allow: true }
       const program = request.realPath || request.path

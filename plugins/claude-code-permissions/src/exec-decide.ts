@@ -17,7 +17,7 @@
 import { decideWords, mightMeet } from './bash-decide.js'
 import { byRule, type DecideEnv, type Outcome } from './decide.js'
 import type { CompiledRule, RuleSet } from './ruleset.js'
-import { isLoader, loaderNames, programName, wrapperPrograms } from './wrappers.js'
+import { isLoader, loaderNames, loaderProgram, programName, wrapperPrograms } from './wrappers.js'
 
 /** What the sandbox hands over for one exec (its ExecRequest). */
 export interface ExecFacts {
@@ -25,6 +25,8 @@ export interface ExecFacts {
   realPath: string
   /** a script's `#!` lines and their interpreters' real paths (the sandbox's ExecRequest): what the kernel really runs is the last interpreter */
   interpreters?: readonly { readonly line: string; readonly realPath: string }[]
+  /** the real path of the file a dynamic loader among them loads (level -1: the program; else that interpreter) */
+  loaded?: readonly { readonly level: number; readonly realPath: string }[]
   argv: readonly string[]
   truncated: boolean
   /** the launcher could not know the program (a path through /proc/self or another per-process link): refused */
@@ -82,15 +84,24 @@ export function execNames(exec: ExecFacts): string[][] {
   }
   // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of
   // python3; an interpreter that is a script runs its own the same way, on the interpreter's path
+  // Why: the dynamic loader runs the file it loads with no exec, known by its real path (`ln -s /bin/rm foo; ld.so ./foo`)
+  const load = (level: number, words: readonly string[]) => {
+    const real = exec.loaded?.find((entry) => entry.level === level)?.realPath
+    const at = loaderProgram(words)
+    if (real && at > 0) out.push([real, ...words.slice(at + 1)])
+  }
+  load(-1, argv)
   let script = [exec.path || argv[0], ...argv.slice(1)]
-  for (const { line, realPath } of exec.interpreters ?? []) {
+  ;(exec.interpreters ?? []).every(({ line, realPath }, level) => {
     const { name, arg } = interpreterOf(line)
-    if (!name) break
+    if (!name) return false
     const rest = [...(arg ? [arg] : []), ...script]
     out.push([name, ...rest])
     if (realPath && programName(realPath) !== programName(name)) out.push([realPath, ...rest])
     script = [name, ...rest]
-  }
+    load(level, script)
+    return true
+  })
   return out
 }
 

@@ -74,6 +74,24 @@ const KNOWN_LOADERS = ['ld.so', 'ld.so.1', 'ld64.so.1', 'ld64.so.2', 'ld-linux.s
 const LIBRARY_DIRS = ['/lib', '/lib64', '/lib32', '/libx32', '/usr/lib', '/usr/lib64', '/usr/lib32', '/usr/libx32']
 let loaders: string[] | undefined
 
+/**
+ * The index of the word a loader run with `words` loads, as glibc's rtld finds it (its options
+ * skipped, `--` ending them, the first other word), or -1: the launcher resolves the same word
+ * (native/landlock-run/exec-loader.c).
+ */
+export function loaderProgram(words: readonly string[]): number {
+  let i = 1
+  while (i < words.length) {
+    const word = words[i]
+    if (!Object.hasOwn(LOADER_OPTIONS.options, word)) break
+    if (LOADER_OPTIONS.options[word] === 0) i++
+    else if (i + 1 < words.length) i += 2
+    else break
+  }
+  if (words[i] === '--') i++
+  return i < words.length ? i : -1
+}
+
 /** Whether a program name is the dynamic loader's (it runs the program it is given without an exec). */
 export function isLoader(name: string): boolean {
   return LOADER.test(name)

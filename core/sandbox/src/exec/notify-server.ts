@@ -42,12 +42,21 @@ export function parseExecRequest(frame: Buffer): { id: bigint; request: ExecRequ
   const argc = frame.readUInt32LE(16)
   const strings = frame.subarray(20).toString('utf8').split('\0')
   // the last split piece is what follows the final NUL: empty
-  if (strings.length !== argc + 5) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 5}`)
+  if (strings.length !== argc + 6) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 6}`)
   const lines = strings[2] ? strings[2].split('\n') : []
   const reals = strings[3] ? strings[3].split('\n') : []
   if (lines.length !== reals.length) throw new Error(`exec request has ${lines.length} #! lines and ${reals.length} interpreter paths`)
   const interpreters = lines.map((line, i) => ({ line, realPath: reals[i] }))
-  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreters.length ? { interpreters } : {}), argv: strings.slice(4, 4 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, ...((flags & FLAG_UNRESOLVED) !== 0 ? { unresolved: true } : {}), pid } }
+  const loaded = strings[4 + argc] ? strings[4 + argc].split('\n').map(parseLoaded) : []
+  return { id, request: { path: strings[0], realPath: strings[1], ...(interpreters.length ? { interpreters } : {}), ...(loaded.length ? { loaded } : {}), argv: strings.slice(4, 4 + argc), truncated: (flags & FLAG_TRUNCATED) !== 0, ...((flags & FLAG_UNRESOLVED) !== 0 ? { unresolved: true } : {}), pid } }
+}
+
+/** One "LEVEL\tREAL" of the loaders' programs. */
+function parseLoaded(entry: string): { level: number; realPath: string } {
+  const tab = entry.indexOf('\t')
+  const level = Number(entry.slice(0, tab))
+  if (tab < 0 || !Number.isInteger(level) || level < -1) throw new Error(`exec request has a loaded program ${JSON.stringify(entry)}`)
+  return { level, realPath: entry.slice(tab + 1) }
 }
 
 function answer(socket: Socket, id: bigint, errno: number): void {
