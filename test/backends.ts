@@ -66,3 +66,8 @@ export const LINUX_BACKENDS: readonly LocalBackend[] = ['bwrap', 'landlock-ns', 
 export async function unavailableLinuxBackends(): Promise<Record<string, string | undefined>> {
   return Object.fromEntries(await Promise.all(LINUX_BACKENDS.map(async (backend) => [backend, await unavailable(backend)] as const)))
 }
+
+/** Which Linux backends `what` must skip here (each said once, as `lacks` says it), by name. */
+export async function lackingLinuxBackends(what: (backend: LocalBackend) => string): Promise<Record<string, boolean>> {
+  return Object.fromEntries(await Promise.all(LINUX_BACKENDS.map(async (backend) => [backend, await lacks(backend, what(backend))] as const)))
+}

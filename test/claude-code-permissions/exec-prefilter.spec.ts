@@ -10,9 +10,9 @@ import path from 'node:path'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { compileRuleSet, decideExec, execNeeds, execPrograms, INLINE, loadShellParser, type RuleSet } from '@dsh/claude-code-permissions'
-import { SandboxService, startProcess, sandboxEnv, type ExecRequest, type LocalBackend } from '@dsh/sandbox'
+import { SandboxService, startProcess, sandboxEnv, type ExecRequest } from '@dsh/sandbox'
 import type { Session } from '@dsh/kernel'
-import { lacks } from '../backends.js'
+import { LINUX_BACKENDS, lackingLinuxBackends } from '../backends.js'
 import { tempDirs } from '../temp-dirs.js'
 
 const temps = tempDirs()
@@ -22,8 +22,7 @@ afterEach(async () => {
   temps.removeAll()
 })
 
-const BACKENDS: LocalBackend[] = ['bwrap', 'landlock-ns', 'landlock']
-const missing = Object.fromEntries(await Promise.all(BACKENDS.map(async (name) => [name, await lacks(name, `exec notification on ${name}`)] as const)))
+const missing = await lackingLinuxBackends((backend) => `the exec prefilter on ${backend}`)
 const call = { session: {} as Session, callId: 'call-1' }
 
 const DENY = ['Bash(rm -rf:*)', 'Bash(git push:*)', 'Bash(curl * --upload-file *)', 'Bash(tar --extract=all:*)', 'Bash(/opt/tool/run go)']
@@ -118,7 +117,7 @@ for c in json.load(open(sys.argv[1])):
     print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
 `
 
-for (const backend of BACKENDS) {
+for (const backend of LINUX_BACKENDS) {
   describe.skipIf(missing[backend])(`the launcher's prefilter (${backend})`, () => {
     it('refuses every exec the matcher denies and runs every other one, of 400 random execs and ten chosen ones; the execs no rule could meet are never asked', async () => {
       await loadShellParser()
