@@ -5,8 +5,9 @@
  *
  * The program is looked at under each name it has: argv[0], the path given to
  * execve and the real path the kernel would run (a symlink `./x -> /bin/rm` is
- * `rm`), and for a script its `#!` interpreter with the script as its
- * argument, as the kernel runs it; the strictest verdict wins. A wrapper's argv (`sh -c 'rm x'`,
+ * `rm`), for a script each `#!` interpreter the kernel runs (by the name on
+ * its line and by its real path) with the script as its argument, and for the
+ * dynamic loader the file it loads by its real path; the strictest verdict wins. A wrapper's argv (`sh -c 'rm x'`,
  * `env rm x`, `xargs rm`) is read as in command text, so its wrapped command
  * is refused before the wrapper runs. What the text matcher could not know
  * (an expansion, a script from a pipe) is no reason to ask here: whatever it
@@ -82,8 +83,6 @@ export function execNames(exec: ExecFacts): string[][] {
     seen.add(programName(name))
     out.push([name, ...argv.slice(1)])
   }
-  // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of
-  // python3; an interpreter that is a script runs its own the same way, on the interpreter's path
   // Why: the dynamic loader runs the file it loads with no exec, known by its real path (`ln -s /bin/rm foo; ld.so ./foo`)
   const load = (level: number, words: readonly string[]) => {
     const real = exec.loaded?.find((entry) => entry.level === level)?.realPath
@@ -91,17 +90,18 @@ export function execNames(exec: ExecFacts): string[][] {
     if (real && at > 0) out.push([real, ...words.slice(at + 1)])
   }
   load(-1, argv)
+  // Why: `./s.py` with `#!/usr/bin/python3 -u` runs `/usr/bin/python3 -u ./s.py …`, with no exec of
+  // python3; an interpreter that is a script runs its own the same way, on the interpreter's path
   let script = [exec.path || argv[0], ...argv.slice(1)]
-  ;(exec.interpreters ?? []).every(({ line, realPath }, level) => {
+  for (const [level, { line, realPath }] of (exec.interpreters ?? []).entries()) {
     const { name, arg } = interpreterOf(line)
-    if (!name) return false
+    if (!name) break
     const rest = [...(arg ? [arg] : []), ...script]
     out.push([name, ...rest])
     if (realPath && programName(realPath) !== programName(name)) out.push([realPath, ...rest])
     script = [name, ...rest]
     load(level, script)
-    return true
-  })
+  }
   return out
 }
 
