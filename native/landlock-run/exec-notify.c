@@ -24,7 +24,8 @@
  * the host's rules about it continues here too (exec-match.c).
  *
  * Fail closed: a notification the thread cannot read, or that comes after the
- * host's socket is gone, fails with EACCES. An exec whose argv is exactly
+ * host's socket is gone, fails with EACCES, and so do those the host was
+ * asked about and had not answered when its socket went. An exec whose argv is exactly
  * the launcher's own command (what the host already decided as the command's
  * text) continues without a round trip.
  *
@@ -82,6 +83,10 @@
 #define FLAG_UNRESOLVED 2u
 
 static int host = -1;
+/* the requests the host has not answered yet (an exec waiting for a person's approval among them); beyond MAX_PENDING an exec is refused */
+#define MAX_PENDING 1024
+static __u64 pending[MAX_PENDING];
+static int n_pending;
 static char *const *own_command;
 /* an exec's strings, for exec-match.c: path, real path, #! line, argv */
 static const char *hay[MAX_ARGS + 3 + 3 * MAX_INTERPRETERS];
@@ -166,6 +171,34 @@ static void respond(int listener, __u64 id, int err)
 	}
 	/* ENOENT: the process died meanwhile; nothing to answer */
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/*
+ * The host is gone, or spoke out of turn: every exec it was asked about and
+ * has not answered is refused now (it would wait for the call's timeout
+ * otherwise), and every exec from now on is refused.
+ */
+static void lose_host(int listener)
+{
+	int i;
+
+	close(host);
+	host = -1;
+	for (i = 0; i < n_pending; i++)
+		respond(listener, pending[i], EACCES);
+	n_pending = 0;
+}
+
+/* An answered request is no longer waiting. */
+static void settle(__u64 id)
+{
+	int i;
+
+	for (i = 0; i < n_pending; i++)
+		if (pending[i] == id) {
+			pending[i] = pending[--n_pending];
+			return;
+		}
 }
 
 /* The programs dynamic loaders are given: for the exec itself (level -1) or an interpreter (0...), each real path. */
@@ -387,7 +420,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		return;
 	}
 	TIMING_STEP(STEP_DECIDE);
-	if (host < 0)
+	if (host < 0 || n_pending == MAX_PENDING)
 		goto refuse;
 	len = (__u32)(used - 4);
 	memcpy(buf, &len, 4);
@@ -400,10 +433,10 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		/* Why now: whatever the host answers, a program we cannot know does not run */
 		if (flags & FLAG_UNRESOLVED)
 			goto refuse;
+		pending[n_pending++] = req->id;
 		return;
 	}
-	close(host);
-	host = -1;
+	lose_host(listener);
 	goto refuse;
 refuse:
 	respond(listener, req->id, EACCES);
@@ -418,9 +451,7 @@ static void answers(int listener, char *in, size_t *have)
 	if (n < 0 && errno == EINTR)
 		return;
 	if (n <= 0) {
-		/* Why: no host left to decide; every exec from now on is refused */
-		close(host);
-		host = -1;
+		lose_host(listener);
 		return;
 	}
 	*have += (size_t)n;
@@ -430,12 +461,12 @@ static void answers(int listener, char *in, size_t *have)
 
 		memcpy(&len, in + at, 4);
 		if (len != 12) {
-			close(host);
-			host = -1;
+			lose_host(listener);
 			return;
 		}
 		memcpy(&id, in + at + 4, 8);
 		memcpy(&err, in + at + 12, 4);
+		settle(id);
 		respond(listener, id, err ? (int)err : 0);
 		TIMING_HOST(id, 0);
 		at += 16;

@@ -185,6 +185,18 @@ for (const backend of BACKENDS) {
       expect(seen).toContainEqual(expect.objectContaining({ path: '', realPath: expect.stringMatching(/\/rm$/), argv: ['x', 'f'] }))
     }, 60_000)
 
+    it('a script whose interpreter is missing is sent with its #! line and an empty real path, and later execs are still decided', async () => {
+      const ws = temps.make('dsh-exec-')
+      fs.writeFileSync(path.join(ws, 'true'), '#!/nowhere/interp -x\n')
+      fs.chmodSync(path.join(ws, 'true'), 0o755)
+      const { sandbox, seen } = await service([backend], ws, isRm, ['true'])
+      const r = await run(sandbox, ws, './true; echo "missing $?"; /bin/true; echo "after $?"')
+      expect(r.stdout, r.stderr).toMatch(/^missing 12[67]$/m)
+      expect(r.stdout).toMatch(/^after 0$/m)
+      expect(seen).toContainEqual(expect.objectContaining({ path: './true', interpreters: [{ line: '/nowhere/interp -x', realPath: '' }] }))
+      expect(seen.filter((s) => s.path === '/bin/true')).toHaveLength(1)
+    }, 60_000)
+
     it('reads an argv where the kernel would: strings and a pointer table ending right before an unreadable page, a misaligned table across two pages, more pointers than one read takes', async () => {
       const ws = temps.make('dsh-exec-')
       fs.writeFileSync(path.join(ws, 'layout.py'), LAYOUT)

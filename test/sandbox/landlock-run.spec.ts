@@ -710,3 +710,24 @@ describe.skipIf(!built.probe)('landlock-run', () => {
     })
   })
 })
+
+describe.skipIf(!(built.probe as { exec_notify?: boolean } | undefined)?.exec_notify)('landlock-run --exec-notify when the host goes away', () => {
+  it('an exec the host was asked about and never answered is refused when its socket closes, not held until the timeout', async () => {
+    const dir = tmp()
+    const socket = path.join(dir, 's')
+    const got: Buffer[] = []
+    // a host that takes the first request and hangs up without an answer
+    const server = net.createServer((peer) => peer.once('data', (chunk) => (got.push(chunk), peer.destroy())))
+    await new Promise<void>((resolve) => server.listen(socket, resolve))
+    try {
+      const r = await run([...BASE, '--exec-notify', socket, '--', '/bin/sh', '-c', '/bin/true; echo "first $?"; /bin/true; echo "second $?"'], { timeoutMs: 20_000 })
+      expect(r.stdout, r.stderr).toMatch(/^first 126$/m)
+      expect(r.stdout).toMatch(/^second 126$/m)
+      expect(got.length).toBe(1)
+      // a held exec would have lasted until the 20 s kill: this one was answered
+      expect(r.signal).toBeNull()
+    } finally {
+      server.close()
+    }
+  })
+})

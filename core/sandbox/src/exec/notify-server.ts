@@ -44,7 +44,8 @@ export function parseExecRequest(frame: Buffer): { id: bigint; request: ExecRequ
   // the last split piece is what follows the final NUL: empty
   if (strings.length !== argc + 6) throw new Error(`exec request says ${argc} arguments and carries ${strings.length - 6}`)
   const lines = strings[2] ? strings[2].split('\n') : []
-  const reals = strings[3] ? strings[3].split('\n') : []
+  // Why split whenever there are lines: one missing interpreter's real path is ""
+  const reals = lines.length ? strings[3].split('\n') : strings[3] ? [strings[3]] : []
   if (lines.length !== reals.length) throw new Error(`exec request has ${lines.length} #! lines and ${reals.length} interpreter paths`)
   const interpreters = lines.map((line, i) => ({ line, realPath: reals[i] }))
   const loaded = strings[4 + argc] ? strings[4 + argc].split('\n').map(parseLoaded) : []
