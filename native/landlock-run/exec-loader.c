@@ -8,6 +8,7 @@
  * rm, and is asked about as rm.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <string.h>
 
 #include "landlock-run.h"
@@ -78,4 +79,50 @@ int exec_loader_program(const char *const *words, int n)
 			break;
 	}
 	return i < n ? i : -1;
+}
+
+static const char *words[EXEC_MAX_ARGS + 2 * MAX_INTERPRETERS + 2];
+
+/* One loader's argv: resolve the word it loads (as the process would open it). -1: it cannot be known. */
+static int load_one(pid_t pid, int level, const char *const *w, int n, struct loaded_set *out)
+{
+	char ignored[256];
+	int at = exec_loader_program(w, n);
+
+	if (at < 0)
+		return 0;
+	out->level[out->n] = level;
+	if (exec_real_path(pid, AT_FDCWD, w[at], 0, out->real[out->n], sizeof(out->real[out->n]), ignored, sizeof(ignored)) < 0 ||
+	    strchr(out->real[out->n], '\n') || strchr(out->real[out->n], '\t'))
+		return -1;
+	out->n++;
+	return 0;
+}
+
+int exec_find_loaded(pid_t pid, const char *path, const char *real, char **args, unsigned argc, const struct interp_chain *chain, struct loaded_set *out)
+{
+	int level;
+
+	out->n = 0;
+	if ((exec_is_loader(path) || exec_is_loader(real) || (argc && exec_is_loader(args[0]))) && load_one(pid, -1, (const char *const *)args, (int)argc, out) < 0)
+		return -1;
+	for (level = 0; level < chain->n; level++) {
+		int n = 0, i;
+		unsigned a;
+
+		if (!exec_is_loader(chain->name[level]) && !exec_is_loader(chain->real[level]))
+			continue;
+		/* the argv the kernel builds for this interpreter: its name and argument, the previous one's, ..., the script, its arguments */
+		for (i = level; i >= 0; i--) {
+			words[n++] = chain->name[i];
+			if (chain->arg[i][0])
+				words[n++] = chain->arg[i];
+		}
+		words[n++] = path;
+		for (a = 1; a < argc; a++)
+			words[n++] = args[a];
+		if (load_one(pid, level, words, n, out) < 0)
+			return -1;
+	}
+	return 0;
 }

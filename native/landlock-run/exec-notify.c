@@ -17,6 +17,7 @@
  * matched by the notification's id, so an exec waiting for a person's
  * approval does not hold up the execs of other processes.
  *
+ * The host's socket is exec-host.c; which execs it must see, exec-names.c.
  * With --exec-program NAME..., only an exec one of whose names (argv[0], the
  * path given, the real path, a script's interpreter; each as it is or by its base name) is listed is
  * sent to the host; the others continue here, with no round trip. With
@@ -57,9 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "landlock-run.h"
@@ -77,76 +76,14 @@
 #endif
 
 /* What one request may carry: beyond it the argv is sent truncated (flag 1). */
-#define MAX_ARGS 4096
+#define MAX_ARGS EXEC_MAX_ARGS
 #define MAX_REQUEST (256 * 1024)
 #define FLAG_TRUNCATED 1u
 #define FLAG_UNRESOLVED 2u
 
-static int host = -1;
-/* the requests the host has not answered yet (an exec waiting for a person's approval among them); beyond MAX_PENDING an exec is refused */
-#define MAX_PENDING 1024
-static __u64 pending[MAX_PENDING];
-static int n_pending;
 static char *const *own_command;
-/* an exec's strings, for exec-match.c: path, real path, #! line, argv */
-static const char *hay[MAX_ARGS + 3 + 3 * MAX_INTERPRETERS];
 static struct interp_chain chain;
-static const char **programs;
-static int n_programs;
-
-static int listed(const char *name)
-{
-	int i;
-
-	for (i = 0; i < n_programs; i++)
-		if (!strcmp(name, programs[i]))
-			return 1;
-	return 0;
-}
-
-/*
- * Whether the host must see an exec that has this name: the name as it is or
- * its base name (trailing slashes ignored, as the host's matcher reads it) is
- * listed, and the exec's strings may meet a rule about it (exec-match.c).
- */
-static int asks(const char *name, const char *const *strings, int n, int truncated)
-{
-	const char *slash = strchr(name, '/');
-	char base[256];
-	size_t end = strlen(name), start;
-
-	if (listed(name) && (truncated || !exec_match_known(name) || exec_match_may_meet(name, strings, n)))
-		return 1;
-	if (!slash)
-		return 0;
-	while (end && name[end - 1] == '/')
-		end--;
-	for (start = end; start && name[start - 1] != '/'; start--)
-		;
-	/* Why ask: no listed name is this long, but a rule's words are not ours to bound */
-	if (end - start >= sizeof(base))
-		return 1;
-	memcpy(base, name + start, end - start);
-	base[end - start] = '\0';
-	return listed(base) && (truncated || !exec_match_known(base) || exec_match_may_meet(base, strings, n));
-}
-
-static int send_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+static struct loaded_set loaded;
 
 static int same_as_own_command(char *const *args, unsigned argc)
 {
@@ -158,7 +95,7 @@ static int same_as_own_command(char *const *args, unsigned argc)
 	return i == argc && !own_command[i];
 }
 
-static void respond(int listener, __u64 id, int err)
+void exec_respond(int listener, __u64 id, int err)
 {
 	struct seccomp_notif_resp resp;
 
@@ -173,94 +110,13 @@ static void respond(int listener, __u64 id, int err)
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/*
- * The host is gone, or spoke out of turn: every exec it was asked about and
- * has not answered is refused now (it would wait for the call's timeout
- * otherwise), and every exec from now on is refused.
- */
-static void lose_host(int listener)
-{
-	int i;
-
-	close(host);
-	host = -1;
-	for (i = 0; i < n_pending; i++)
-		respond(listener, pending[i], EACCES);
-	n_pending = 0;
-}
-
-/* An answered request is no longer waiting. */
-static void settle(__u64 id)
-{
-	int i;
-
-	for (i = 0; i < n_pending; i++)
-		if (pending[i] == id) {
-			pending[i] = pending[--n_pending];
-			return;
-		}
-}
-
-/* The programs dynamic loaders are given: for the exec itself (level -1) or an interpreter (0...), each real path. */
-static struct {
-	int level;
-	char real[PATH_MAX];
-} loaded[1 + MAX_INTERPRETERS];
-static int n_loaded;
-static const char *words[MAX_ARGS + 2 * MAX_INTERPRETERS + 2];
-
-/* One loader's argv: resolve the word it loads (as the process would open it). -1: it cannot be known. */
-static int load_one(pid_t pid, int level, const char *const *w, int n)
-{
-	char ignored[256];
-	int at = exec_loader_program(w, n);
-
-	if (at < 0)
-		return 0;
-	loaded[n_loaded].level = level;
-	if (exec_real_path(pid, AT_FDCWD, w[at], 0, loaded[n_loaded].real, sizeof(loaded[n_loaded].real), ignored, sizeof(ignored)) < 0 ||
-	    strchr(loaded[n_loaded].real, '\n') || strchr(loaded[n_loaded].real, '\t'))
-		return -1;
-	n_loaded++;
-	return 0;
-}
-
-/* For the exec, and each interpreter the kernel runs for it, that is a dynamic loader: the program it loads. */
-static int find_loaded(pid_t pid, const char *path, const char *real, char **args, unsigned argc)
-{
-	int level;
-
-	n_loaded = 0;
-	if ((exec_is_loader(path) || exec_is_loader(real) || (argc && exec_is_loader(args[0]))) && load_one(pid, -1, (const char *const *)args, (int)argc) < 0)
-		return -1;
-	for (level = 0; level < chain.n; level++) {
-		int n = 0, i;
-		unsigned a;
-
-		if (!exec_is_loader(chain.name[level]) && !exec_is_loader(chain.real[level]))
-			continue;
-		/* the argv the kernel builds for this interpreter: its name and argument, the previous one's, ..., the script, its arguments */
-		for (i = level; i >= 0; i--) {
-			words[n++] = chain.name[i];
-			if (chain.arg[i][0])
-				words[n++] = chain.arg[i];
-		}
-		words[n++] = path;
-		for (a = 1; a < argc; a++)
-			words[n++] = args[a];
-		if (load_one(pid, level, words, n) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* Appends "LEVEL\tREAL" for each loaded program, newline-separated and NUL-terminated. */
 static int put_loaded(char *buf, size_t *used)
 {
 	int i;
 
-	for (i = 0; i < n_loaded; i++) {
-		int len = snprintf(buf + *used, MAX_REQUEST - *used, "%s%d\t%s", i ? "\n" : "", loaded[i].level, loaded[i].real);
+	for (i = 0; i < loaded.n; i++) {
+		int len = snprintf(buf + *used, MAX_REQUEST - *used, "%s%d\t%s", i ? "\n" : "", loaded.level[i], loaded.real[i]);
 
 		if (len < 0 || (size_t)len + 1 >= MAX_REQUEST - *used)
 			return -1;
@@ -269,33 +125,6 @@ static int put_loaded(char *buf, size_t *used)
 	if (*used + 1 > MAX_REQUEST)
 		return -1;
 	buf[(*used)++] = '\0';
-	return 0;
-}
-
-/* Whether any name of the exec (path, real path, argv[0], each #! interpreter by name and real path) asks for the host. */
-static int host_decides(const char *path, const char *real, const struct interp_chain *chain, char **args, unsigned argc, int truncated)
-{
-	unsigned i;
-	int n = 0, level;
-
-	hay[n++] = path;
-	hay[n++] = real;
-	for (level = 0; level < chain->n; level++) {
-		hay[n++] = chain->line[level];
-		hay[n++] = chain->real[level];
-	}
-	for (i = 0; i < argc; i++)
-		hay[n++] = args[i];
-	for (level = 0; level < n_loaded; level++)
-		hay[n++] = loaded[level].real;
-	if (asks(path, hay, n, truncated) || asks(real, hay, n, truncated) || (argc && asks(args[0], hay, n, truncated)))
-		return 1;
-	for (level = 0; level < chain->n; level++)
-		if (asks(chain->name[level], hay, n, truncated) || asks(chain->real[level], hay, n, truncated))
-			return 1;
-	for (level = 0; level < n_loaded; level++)
-		if (asks(loaded[level].real, hay, n, truncated))
-			return 1;
 	return 0;
 }
 
@@ -346,7 +175,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	if (d->nr == __NR_chroot || d->nr == __NR_pivot_root) {
 		/* from now on no root is taken for the command's: each exec's is looked up (exec-read.c) */
 		exec_root_moved();
-		respond(listener, req->id, 0);
+		exec_respond(listener, req->id, 0);
 		return;
 	}
 	/* Why the first: the launcher's own exec of the command, before anything of the command runs */
@@ -398,7 +227,7 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 		used += (size_t)n + 1;
 	}
 	/* Why: a dynamic loader runs the file its argv names with no exec of its own */
-	if (find_loaded(pid, buf + header, real, args, argc) < 0)
+	if (exec_find_loaded(pid, buf + header, real, args, argc, &chain, &loaded) < 0)
 		flags |= FLAG_UNRESOLVED;
 	if (put_loaded(buf, &used) < 0)
 		goto refuse;
@@ -409,79 +238,36 @@ static void take(int listener, struct seccomp_notif *req, char *buf, char **args
 	TIMING_STEP(STEP_VALID);
 	/* Why the path too: argv is the caller's to choose; execve("/usr/bin/python3", <our argv>) is not our command */
 	if (!flags && same_as_own_command(args, argc) && !strcmp(buf + header, own_command[0])) {
-		respond(listener, req->id, 0);
+		exec_respond(listener, req->id, 0);
 		return;
 	}
 	/* Why here: an exec no rule names (most of them), or whose words no rule about it could meet, costs no round trip to the host */
-	if (!(flags & FLAG_UNRESOLVED) && n_programs && !host_decides(buf + header, real, &chain, args, argc, (flags & FLAG_TRUNCATED) != 0)) {
+	if (!(flags & FLAG_UNRESOLVED) && exec_names_given() && !exec_host_decides(buf + header, real, &chain, &loaded, args, argc, (flags & FLAG_TRUNCATED) != 0)) {
 		TIMING_STEP(STEP_DECIDE);
-		respond(listener, req->id, 0);
+		exec_respond(listener, req->id, 0);
 		TIMING_MARK(0);
 		return;
 	}
 	TIMING_STEP(STEP_DECIDE);
-	if (host < 0 || n_pending == MAX_PENDING)
-		goto refuse;
 	len = (__u32)(used - 4);
 	memcpy(buf, &len, 4);
 	memcpy(buf + 4, &req->id, 8);
 	memcpy(buf + 12, &(__u32){ (__u32)req->pid }, 4);
 	memcpy(buf + 16, &flags, 4);
 	memcpy(buf + 20, &argc, 4);
-	if (send_all(host, buf, used) == 0) {
-		TIMING_HOST(req->id, 1);
-		/* Why now: whatever the host answers, a program we cannot know does not run */
-		if (flags & FLAG_UNRESOLVED)
-			goto refuse;
-		pending[n_pending++] = req->id;
+	/* Why no answer awaited then: whatever the host says, a program we cannot know does not run */
+	if (exec_host_ask(listener, buf, used, req->id, !(flags & FLAG_UNRESOLVED)) == 0 && !(flags & FLAG_UNRESOLVED))
 		return;
-	}
-	lose_host(listener);
-	goto refuse;
 refuse:
-	respond(listener, req->id, EACCES);
-}
-
-/* The host's answers: u32 length (12), u64 id, u32 errno. */
-static void answers(int listener, char *in, size_t *have)
-{
-	ssize_t n = recv(host, in + *have, 4096 - *have, 0);
-	size_t at = 0;
-
-	if (n < 0 && errno == EINTR)
-		return;
-	if (n <= 0) {
-		lose_host(listener);
-		return;
-	}
-	*have += (size_t)n;
-	while (*have - at >= 16) {
-		__u32 len, err;
-		__u64 id;
-
-		memcpy(&len, in + at, 4);
-		if (len != 12) {
-			lose_host(listener);
-			return;
-		}
-		memcpy(&id, in + at + 4, 8);
-		memcpy(&err, in + at + 12, 4);
-		settle(id);
-		respond(listener, id, err ? (int)err : 0);
-		TIMING_HOST(id, 0);
-		at += 16;
-	}
-	memmove(in, in + at, *have - at);
-	*have -= at;
+	exec_respond(listener, req->id, EACCES);
 }
 
 static void *notify_thread(void *unused)
 {
-	static char buf[MAX_REQUEST], in[4096];
+	static char buf[MAX_REQUEST];
 	static char *args[MAX_ARGS + 1];
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
-	size_t have = 0;
 	int listener;
 
 	(void)unused;
@@ -503,6 +289,7 @@ static void *notify_thread(void *unused)
 	if (!req)
 		return NULL;
 	for (;;) {
+		int host = exec_host_fd();
 		struct pollfd p[2] = { { listener, POLLIN, 0 }, { host, POLLIN, 0 } };
 
 		if (poll(p, host >= 0 ? 2 : 1, -1) < 0) {
@@ -520,7 +307,7 @@ static void *notify_thread(void *unused)
 			break; /* every process under the filter is gone */
 		}
 		if (host >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			answers(listener, in, &have);
+			exec_host_answers(listener);
 	}
 	return NULL;
 }
@@ -528,21 +315,14 @@ static void *notify_thread(void *unused)
 /* In the supervisor, before the command exists: the host's socket, the handoff, the thread. */
 void exec_notify_start(const struct options *o)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	pthread_attr_t attr;
 	pthread_t thread;
 
-	if (strlen(o->exec_notify) >= sizeof(addr.sun_path))
-		fail("--exec-notify: path too long: %s", o->exec_notify);
-	strcpy(addr.sun_path, o->exec_notify);
-	host = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (host < 0 || connect(host, (struct sockaddr *)&addr, sizeof(addr)))
-		fail("--exec-notify %s: cannot connect: %s", o->exec_notify, strerror(errno));
+	exec_host_connect(o->exec_notify);
 	exec_handoff_open();
 	own_command = o->command;
 	TIMING_REPORT_AT_EXIT();
-	programs = o->exec_programs;
-	n_programs = o->n_exec_programs;
+	exec_names_use(o->exec_programs, o->n_exec_programs);
 	exec_match_use(o->exec_matches, o->n_exec_matches);
 	/* Why a thread: the command execs (and waits on us) while main() is still in clone(CLONE_VFORK) */
 	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 * 1024) ||

@@ -225,6 +225,8 @@ int exec_notify_works(void);
 long exec_read_pointers(pid_t pid, unsigned long addr, unsigned long *out, size_t max);
 long exec_read_string(pid_t pid, unsigned long addr, char *out, size_t room);
 int exec_real_path(pid_t pid, int dirfd, const char *path, int empty_path, char *out, size_t room, char *interp, size_t interp_room);
+/* what one exec request carries at most: beyond it the argv is sent truncated */
+#define EXEC_MAX_ARGS 4096
 /* exec-interp.c: the "#!" interpreters the kernel runs for a script, each by name and real path */
 #define MAX_INTERPRETERS 5
 struct interp_chain {
@@ -237,9 +239,27 @@ struct interp_chain {
 	char next[256];
 };
 int exec_interpreters(pid_t pid, const char *first_line, struct interp_chain *chain);
-/* exec-loader.c: the program a dynamic loader is given */
+/* exec-loader.c: the program a dynamic loader is given, for the exec (level -1) and each interpreter that is a loader */
+struct loaded_set {
+	int n;
+	int level[1 + MAX_INTERPRETERS];
+	char real[1 + MAX_INTERPRETERS][PATH_MAX];
+};
 int exec_is_loader(const char *path);
 int exec_loader_program(const char *const *words, int n);
+/* -1 when a loaded file cannot be known (the exec is refused) */
+int exec_find_loaded(pid_t pid, const char *path, const char *real, char **args, unsigned argc, const struct interp_chain *chain, struct loaded_set *out);
+/* exec-names.c: whether the host must see an exec */
+void exec_names_use(const char **programs, int n);
+int exec_names_given(void);
+int exec_host_decides(const char *path, const char *real, const struct interp_chain *chain, const struct loaded_set *loaded, char **args, unsigned argc, int truncated);
+/* exec-host.c: the socket to the host; exec_host_ask -1: not sent (the caller refuses) */
+void exec_host_connect(const char *path);
+int exec_host_fd(void);
+int exec_host_ask(int listener, const void *frame, size_t len, __u64 id, int awaited);
+void exec_host_answers(int listener);
+/* exec-notify.c: the answer to one stopped exec (0: it goes on) */
+void exec_respond(int listener, __u64 id, int err);
 void exec_root_keep(pid_t pid);
 void exec_root_moved(void);
 
