@@ -171,7 +171,7 @@ describe('the CLI bundle', () => {
     }, 60_000)
   })
 
-  describe('Ajv and yaml stay in dist/vendor/ until a command needs them', () => {
+  describe('Ajv, yaml, acorn and the OpenTelemetry SDK stay in dist/vendor/ until a command needs them', () => {
     const vendor = (name: string) => join(root, 'core/dsh/dist/vendor', name)
     const traced = (trace: string): string[] => JSON.parse(readFileSync(trace, 'utf8'))
 
@@ -212,12 +212,14 @@ describe('the CLI bundle', () => {
       expect(vendorBeforeAnswer).toEqual([])
       // the code came from the script, run by bin/dsh.cjs and dist/start.cjs: node's ES module loader loaded nothing
       expect(modulesBeforeAnswer).toEqual([])
-      // and the script holds neither Ajv nor yaml (its source map lists every module bundled in it) but
-      // Ajv's deep-equal helper, which the validators it compiles call (a one-line module)
+      // and the script holds none of them (its source map lists every module bundled in it) but
+      // Ajv's deep-equal helper, which the validators it compiles call (a one-line module), and
+      // OpenTelemetry's API, which the otel plugin calls
       // (a checkout's map names node_modules/ from dist/; after `npm pack` rewrote it, as installed: ../../<name>/)
       const sources: string[] = JSON.parse(readFileSync(join(root, 'core/dsh/dist/cli.cjs.map'), 'utf8')).sources
       const packageFile = (source: string) => source.replace(/^(?:\.\.\/)+(?:node_modules\/)?/, '')
-      expect(sources.map(packageFile).filter((file) => /^(?:ajv|ajv-formats|yaml)\//.test(file))).toEqual(['ajv/lib/runtime/equal.ts'])
+      expect(sources.map(packageFile).filter((file) => /^(?:ajv|ajv-formats|yaml|acorn)\//.test(file))).toEqual(['ajv/lib/runtime/equal.ts'])
+      expect(sources.map(packageFile).filter((file) => file.startsWith('@opentelemetry/') && !file.startsWith('@opentelemetry/api/'))).toEqual([])
       expect(sources.map(packageFile).some((file) => file.startsWith('@modelcontextprotocol/sdk/'))).toBe(true)
     }, 60_000)
 

@@ -225,6 +225,36 @@ describe('the packages, installed from their tarballs', () => {
     }
   }, 180_000)
 
+  it('the installed bundle\'s vendored files run where they are installed: a plugin\'s syntax error placed (acorn), a span exported with --otel (the OpenTelemetry SDK)', async () => {
+    const plugin = path.join(project, 'broken-syntax.mjs')
+    fs.writeFileSync(plugin, "export const name = 'broken'\nexport function apply(ctx) {\n  const x = ;\n}\n")
+    const config = path.join(project, 'broken.yml')
+    fs.writeFileSync(config, 'plugins:\n  ./broken-syntax.mjs: {}\n')
+    try {
+      const exec = run([installed('.bin', 'dsh'), 'exec', 'ls', '{}', '--config', config], 120_000, project, { NODE_DEBUG: 'dsh-bundle' })
+      expect(exec.status, exec.stderr).toBe(2)
+      expect(exec.stderr).toContain(`${plugin}:3:13: Unexpected token ';'\n    const x = ;\n              ^\n`)
+      expect(exec.stderr).toContain(installed('dsh', 'dist', 'vendor', 'acorn.cjs'))
+    } finally {
+      fs.rmSync(plugin)
+      fs.rmSync(config)
+    }
+    const [command, ...args] = hidden([installed('.bin', 'dsh'), 'mcp', '--otel'])
+    const transport = new StdioClientTransport({ command, args, cwd: project, env: { ...cleanEnv(), OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'installed-dsh' }, stderr: 'pipe' })
+    let stderr = ''
+    transport.stderr?.on('data', (chunk) => (stderr += chunk))
+    const client = new Client({ name: 'pack-test', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      await client.callTool({ name: 'ls', arguments: {} })
+    } finally {
+      await client.close()
+    }
+    // the console exporter prints each span on stdout, which the MCP transport owns: dsh sends it to stderr
+    await expect.poll(() => stderr, { timeout: 10_000 }).toMatch(/name: 'execute_tool ls'/)
+    expect(stderr).toContain("'service.name': 'installed-dsh'")
+  }, 180_000)
+
   it('dsh setup from the installed package writes a server command that runs that package (node and its bin by absolute path)', () => {
     const home = path.join(work, 'setup-home')
     fs.mkdirSync(home, { recursive: true })

@@ -48,18 +48,44 @@ const EXTERNAL = ['re2', 'web-tree-sitter', 'tree-sitter-bash', 'quickjs-emscrip
 const REQUIRED_FROM_DISK = ['re2js', 'picomatch', 'ignore']
 // required lazily by a module of ours and kept in a CommonJS file of their own, dist/vendor/<group>.cjs,
 // read and compiled on the first require: Ajv (a tool's first call, an elicitation's answer) and yaml
-// (a config file) were half the bytes dsh mcp compiled before its first answer, which needs neither
-const VENDORED = { ajv: ['ajv', 'ajv-formats', '@modelcontextprotocol/sdk/validation/ajv'], yaml: ['yaml'] }
+// (a config file) were half the bytes dsh mcp compiled before its first answer, which needs neither;
+// acorn (a plugin's SyntaxError placed) and the OpenTelemetry SDK (--otel) were a third of what
+// every start reads, for work most starts never do
+const VENDORED = {
+  acorn: ['acorn'],
+  ajv: ['ajv', 'ajv-formats', '@modelcontextprotocol/sdk/validation/ajv'],
+  otel: ['@opentelemetry/core', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@opentelemetry/sdk-trace-node'],
+  yaml: ['yaml'],
+}
 const vendorGroup = (specifier) => Object.keys(VENDORED).find((group) => VENDORED[group].includes(specifier))
 // each group's usual first work, run by the build so that the code cache written beside its file
-// (vendor-load.js) holds what that work compiles: a tool's first validation, a config file read
+// (vendor-load.js) holds what that work compiles: a tool's first validation, a config file read,
+// a plugin's syntax error placed, a tracer provider made (not registered: the build traces nothing)
 const EXERCISE = {
+  acorn(exports) {
+    const { parse } = exports[vendoredKey(exports, '/acorn/dist/acorn.js')]
+    let placed
+    try {
+      parse('export const a = \n  {', { ecmaVersion: 'latest', sourceType: 'module', allowHashBang: true, locations: true })
+    } catch (error) {
+      placed = error.loc
+    }
+    if (placed?.line !== 2) throw new Error('the vendored acorn did not place its exercise\'s syntax error')
+  },
   ajv(exports) {
     const { Ajv } = exports[vendoredKey(exports, '/ajv/dist/ajv.js')]
     const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false, validateSchema: false, addUsedSchema: false })
     const check = ajv.compile({ type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer', minimum: 1 } }, required: ['path'], additionalProperties: false })
     if (check({ path: '.', limit: 0 })) throw new Error('the vendored Ajv accepted what it must refuse')
     ajv.errorsText(check.errors)
+  },
+  otel(exports) {
+    const { defaultResource, resourceFromAttributes } = exports[vendoredKey(exports, '/@opentelemetry/resources/build/src/index.js')]
+    const { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } = exports[vendoredKey(exports, '/@opentelemetry/sdk-trace-node/build/src/index.js')]
+    const { OTLPTraceExporter } = exports[vendoredKey(exports, '/@opentelemetry/exporter-trace-otlp-http/build/src/index.js')]
+    const resource = defaultResource().merge(resourceFromAttributes({ 'service.name': 'dsh' }))
+    const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter()), new BatchSpanProcessor(new ConsoleSpanExporter())] })
+    if (resource.attributes['service.name'] !== 'dsh' || !provider.getTracer('dsh')) throw new Error('the vendored OpenTelemetry SDK misbuilt its exercise')
   },
   yaml(exports) {
     const { LineCounter, parseDocument } = exports[vendoredKey(exports, '/yaml/dist/index.js')]
@@ -353,6 +379,8 @@ try {
     writeFileSync(entry, `module.exports = {\n${getters.join('\n')}\n}\n`)
     const outfile = join(building, 'vendor', `${group}.cjs`)
     await build({ entryPoints: [entry], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20', external: EXTERNAL, plugins: [originalUrls], legalComments: 'none', keepNames: true, sourcemap: true, logLevel: 'warning' })
+    // run through vm as the script is: its import() calls (the OTLP exporter's) need the same function
+    finishScript(outfile)
   }
   if (process.env.npm_lifecycle_event === 'prepack') for (const map of [join(building, 'cli.cjs.map'), ...[...vendored.keys()].map((group) => join(building, 'vendor', `${group}.cjs.map`))]) installedSources(map, building)
 } catch (error) {

@@ -9,7 +9,8 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadVendored } from './vendor-load.js'
+import { debuglog } from 'node:util'
+import { runVendored } from './vendor-load.js'
 
 // this code runs as dist/cli.cjs, which the build writes into dsh's own package directory
 /* global __dirname */
@@ -64,7 +65,13 @@ const vendor = new Map()
  */
 export function vendored(group, key) {
   let exports = vendor.get(group)
-  if (!exports) vendor.set(group, (exports = loadVendored(join(DIST, 'vendor', `${group}.cjs`))))
+  if (!exports) {
+    const file = join(DIST, 'vendor', `${group}.cjs`)
+    const loaded = runVendored(file)
+    // as the script's own line (bundle-start.cjs): NODE_DEBUG=dsh-bundle says which file ran, with what cache
+    debuglog('dsh-bundle')(`${file}: code cache ${loaded.cache}`)
+    vendor.set(group, (exports = loaded.exports))
+  }
   if (!Object.hasOwn(exports, key)) throw new Error(`dsh's bundle: dist/vendor/${group}.cjs holds no ${key} (rebuild with npm run build)`)
   return exports[key]
 }

@@ -109,8 +109,3 @@ export function runVendored(file) {
   if (found.state === 'elsewhere') refreshAtExit(file, script, bytes)
   return { script, source, exports, cache: found.state !== 'fresh' ? found.state : script.cachedDataRejected ? 'rejected' : 'used' }
 }
-
-/** The exports of the file (runVendored). */
-export function loadVendored(file) {
-  return runVendored(file).exports
-}

@@ -5,14 +5,16 @@
  * context manager and the W3C propagators). Imported only with `--otel`: the
  * SDK is not loaded at all otherwise.
  */
+import { createRequire } from 'node:module'
 import { diag, DiagLogLevel } from '@opentelemetry/api'
-import { setGlobalErrorHandler } from '@opentelemetry/core'
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-node'
 import { readTracingEnv, type TracingEnv } from './env.js'
 import { boundedShutdown, exportFailureLine, shortDiagLogger } from './report.js'
 import { rateLimitedLog } from '../cli/mcp/rate-limited-log.js'
+
+// required, not imported: the bundle keeps the SDK (a quarter of its bytes) in dist/vendor/otel.cjs,
+// read only by a start with --otel (decisions/2026-12-01-cli-bundle.md)
+const require = createRequire(import.meta.url)
 
 export interface Tracing {
   /** what was set up, for the log line */
@@ -43,6 +45,10 @@ const LOG_LEVELS: Record<TracingEnv['logLevel'], DiagLogLevel> = {
 export function startTracing(write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Tracing {
   const settings = readTracingEnv(process.env)
   if (settings.disabled) return { summary: 'tracing disabled (OTEL_SDK_DISABLED=true)', shutdown: async () => {} }
+  const { setGlobalErrorHandler } = require('@opentelemetry/core') as typeof import('@opentelemetry/core')
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')
+  const { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node')
   // a collector that is down fails every export: one short line each, at most a few every ten seconds
   const report = rateLimitedLog((line) => write(`dsh mcp: traces: ${line}`), { what: 'trace export messages' })
   // export failures reach the global error handler (the SDK's default prints each as a JSON stack)

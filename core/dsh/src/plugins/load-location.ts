@@ -1,8 +1,11 @@
 /** Where a plugin's code failed to load (file, line, caret), since a SyntaxError from import() names no place on Node 20 (decisions/2026-12-02-load-error-location.md). */
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { CODE_PARAM } from '../reload/code/hooks.js'
 
+// required, not imported: the bundle keeps acorn in dist/vendor/acorn.cjs, read only when a plugin fails to parse
+const require = createRequire(import.meta.url)
 const JS = /\.(?:[cm]?js|jsx)$/
 const MAX_BYTES = 4 * 1024 * 1024
 
@@ -35,7 +38,7 @@ export async function syntaxErrorIn(file: string): Promise<LoadLocation | undefi
   if (text === undefined) return undefined
   const script = file.endsWith('.cjs')
   // Why here: acorn (~3 MB of RSS) is needed only once a plugin fails with a SyntaxError
-  const { parse } = await import('acorn')
+  const { parse } = require('acorn') as typeof import('acorn')
   try {
     parse(text, {
       ecmaVersion: 'latest',
